@@ -1,0 +1,144 @@
+#ifndef RETCON_ECS_SCHEMA_HPP
+#define RETCON_ECS_SCHEMA_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "type_info.hpp"
+
+namespace retcon {
+
+namespace internal {
+/// @brief Process-local sequence number of a type, used only to find its pool quickly. It
+/// depends on first use and never leaves the process: stable ids come from schema order.
+std::uint32_t next_type_seq() noexcept;
+template<class T>
+std::uint32_t type_seq() noexcept {
+    static const std::uint32_t seq = next_type_seq();
+    return seq;
+}
+} // namespace internal
+
+/**
+ * @brief The ordered list of everything a world stores: component types, resource types and
+ * owning groups, each declared up front.
+ *
+ * Stable identity: a component's id is its position in declaration order, so two separately
+ * compiled programs that declare the same types in the same order agree on every id, whatever
+ * order they first touch the types at run time. The schema has a canonical byte form
+ * (`serialize`, specified in docs/file-format.md) that holds names, sizes, alignments, field
+ * tables, resources, groups and the entity layout; `hash()` is the 64-bit FNV-1a of exactly
+ * those bytes. Snapshots and the network handshake carry the hash; files carry the bytes, so
+ * tools can name pools and fields without the game's code (`parse`).
+ *
+ * @code
+ * retcon::schema s;
+ * s.component<Position>().component<Velocity>().component<Frozen>()
+ *  .resource<GameClock>()
+ *  .group<Position, Velocity>();
+ * retcon::world w{s};
+ * @endcode
+ */
+class schema {
+public:
+    /// @brief One field, with its name owned by the schema.
+    struct field {
+        std::string name;
+        std::uint32_t offset = 0;
+        std::uint32_t size = 0;
+        std::uint32_t count = 1;
+        field_kind kind = field_kind::bytes;
+    };
+    /// @brief One declared type (component or resource), with owned names.
+    struct type {
+        std::string name;
+        std::uint32_t size = 0; ///< 0 for tags
+        std::uint32_t align = 1;
+        std::vector<field> fields;
+        std::uint32_t seq = ~std::uint32_t{0}; ///< process-local lookup key; none for parsed schemas
+    };
+    /// @brief Sentinel for "not declared".
+    static constexpr std::uint32_t npos = ~std::uint32_t{0};
+    /// @brief Upper bounds that keep a parsed (untrusted) schema small.
+    static constexpr std::size_t max_types = 4096;
+    static constexpr std::size_t max_fields = 256;
+    static constexpr std::size_t max_name = 255;
+
+    schema() = default;
+    schema(const schema &other);
+    schema(schema &&other) noexcept;
+    schema &operator=(const schema &other);
+    schema &operator=(schema &&other) noexcept;
+    ~schema() = default;
+
+    /// @brief Declares component type T (its id is the number of components declared before).
+    /// Declaring a type twice is misuse.
+    template<class T>
+    schema &component() {
+        static_assert(!std::is_const_v<T>, "retcon: declare the plain type, not a const one");
+        add_type(components_, type_info_of<T>(), internal::type_seq<T>(), "component");
+        return *this;
+    }
+    /// @brief Declares resource (singleton) type R.
+    template<class R>
+    schema &resource() {
+        static_assert(!std::is_empty_v<R>, "retcon: a resource needs at least one field");
+        add_type(resources_, type_info_of<R>(), internal::type_seq<R>(), "resource");
+        return *this;
+    }
+    /// @brief Declares an owning group over already-declared component types (at least two,
+    /// each owned by at most one group). The group keeps those pools packed in the same order.
+    template<class... T>
+    schema &group() {
+        static_assert(sizeof...(T) >= 2, "retcon: a group owns at least two component types");
+        add_group({internal::type_seq<std::remove_const_t<T>>()...}, {type_info_of<T>().name...});
+        return *this;
+    }
+
+    /// @brief Declared component types, in id order.
+    [[nodiscard]] std::span<const type> components() const noexcept { return components_; }
+    /// @brief Declared resource types, in id order.
+    [[nodiscard]] std::span<const type> resources() const noexcept { return resources_; }
+    /// @brief Declared groups, each a list of component ids.
+    [[nodiscard]] std::span<const std::vector<std::uint16_t>> groups() const noexcept { return groups_; }
+    /// @brief A component's registered view (name, sizes, fields), valid while the schema lives.
+    [[nodiscard]] const type_info &component_info(std::size_t id) const noexcept { return component_views_[id]; }
+    [[nodiscard]] const type_info &resource_info(std::size_t id) const noexcept { return resource_views_[id]; }
+    /// @brief Id of a component by name, or npos.
+    [[nodiscard]] std::uint32_t find_component(std::string_view name) const noexcept;
+
+    /// @brief The canonical byte form (see docs/file-format.md, "Schema block").
+    [[nodiscard]] std::vector<std::byte> serialize() const;
+    /// @brief 64-bit FNV-1a of serialize().
+    [[nodiscard]] std::uint64_t hash() const;
+    /// @brief Reads a canonical byte form from untrusted bytes. On failure returns nullopt and,
+    /// if @p error is given, stores a message saying what was wrong and at which offset.
+    [[nodiscard]] static std::optional<schema> parse(std::span<const std::byte> bytes, std::string *error = nullptr);
+
+    /// @brief Lines describing how two schemas differ (empty if they are equal).
+    [[nodiscard]] static std::vector<std::string> differences(const schema &a, const schema &b);
+
+    friend bool operator==(const schema &a, const schema &b) { return a.serialize() == b.serialize(); }
+
+private:
+    void add_type(std::vector<type> &list, const type_info &info, std::uint32_t seq, const char *what);
+    void add_group(std::vector<std::uint32_t> seqs, std::vector<std::string_view> names);
+    void refresh_views();
+
+    std::vector<type> components_;
+    std::vector<type> resources_;
+    std::vector<std::vector<std::uint16_t>> groups_;
+    // string_view/span views into the owned data above; rebuilt on every copy or change.
+    std::vector<std::vector<field_info>> field_views_;
+    std::vector<type_info> component_views_;
+    std::vector<type_info> resource_views_;
+};
+
+} // namespace retcon
+
+#endif

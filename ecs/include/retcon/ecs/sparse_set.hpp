@@ -1,0 +1,125 @@
+#ifndef RETCON_ECS_SPARSE_SET_HPP
+#define RETCON_ECS_SPARSE_SET_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "entity.hpp"
+
+namespace retcon {
+
+/**
+ * @brief A sparse set of entities: a dense array in insertion (or sorted) order plus a paged
+ * sparse index from entity index to dense position.
+ *
+ * The dense array is simulation state: its order is the iteration order and enters snapshots.
+ * The sparse index is derived data, rebuilt from the dense array (`assign`) and never
+ * snapshotted or hashed. A sparse entry stores the dense position together with the version of
+ * the entity that owns it, so `contains` detects stale handles with a single load.
+ * Pages (RETCON_SPARSE_PAGE_SIZE entries) are allocated on first use.
+ */
+class sparse_set {
+public:
+    using size_type = std::uint32_t;
+    /// @brief Position returned for an entity that is not in the set.
+    static constexpr size_type npos = ~size_type{0};
+    static constexpr size_type page_size = RETCON_SPARSE_PAGE_SIZE;
+    static_assert((page_size & (page_size - 1)) == 0, "RETCON_SPARSE_PAGE_SIZE must be a power of two");
+
+    sparse_set() = default;
+    sparse_set(sparse_set &&) noexcept = default;
+    sparse_set &operator=(sparse_set &&) noexcept = default;
+    sparse_set(const sparse_set &) = delete;
+    sparse_set &operator=(const sparse_set &) = delete;
+    ~sparse_set() = default;
+
+    /// @brief Number of entities in the set.
+    [[nodiscard]] size_type size() const noexcept { return static_cast<size_type>(dense_.size()); }
+    [[nodiscard]] bool empty() const noexcept { return dense_.empty(); }
+    /// @brief The dense array (iteration order).
+    [[nodiscard]] const entity *data() const noexcept { return dense_.data(); }
+    [[nodiscard]] entity at(size_type pos) const noexcept { return dense_[pos]; }
+
+    /// @brief Dense position of @p e, or npos if @p e (this exact version) is not in the set.
+    [[nodiscard]] size_type index(entity e) const noexcept {
+        const auto idx = to_index(e);
+        const auto page = idx / page_size;
+        if (page >= pages_.size() || !pages_[page]) return npos;
+        const auto entry = pages_[page][idx & (page_size - 1u)];
+        if (entry == npos || ((entry ^ to_integral(e)) >> entity_traits::index_bits) != 0) return npos;
+        return entry & entity_traits::index_mask;
+    }
+    /// @brief True if @p e (this exact version) is in the set.
+    [[nodiscard]] bool contains(entity e) const noexcept { return index(e) != npos; }
+
+    /// @brief Appends @p e (which must not be present) and returns its position.
+    size_type push_back(entity e) {
+        const auto pos = size();
+        dense_.push_back(e);
+        sparse_ref(to_index(e)) = encode(pos, e);
+        return pos;
+    }
+    /// @brief Removes the entity at @p pos by moving the last entity into its place.
+    void swap_and_pop(size_type pos) noexcept {
+        const entity gone = dense_[pos];
+        const entity last = dense_.back();
+        dense_[pos] = last;
+        sparse_ref_existing(to_index(last)) = encode(pos, last);
+        sparse_ref_existing(to_index(gone)) = npos;
+        dense_.pop_back();
+    }
+    /// @brief Exchanges the entities at two positions (and their sparse entries).
+    void swap_positions(size_type a, size_type b) noexcept {
+        if (a == b) return;
+        const entity ea = dense_[a];
+        const entity eb = dense_[b];
+        dense_[a] = eb;
+        dense_[b] = ea;
+        sparse_ref_existing(to_index(eb)) = encode(a, eb);
+        sparse_ref_existing(to_index(ea)) = encode(b, ea);
+    }
+    /// @brief Empties the set (pages are kept, entries reset).
+    void clear() noexcept {
+        for (const entity e : dense_) sparse_ref_existing(to_index(e)) = npos;
+        dense_.clear();
+    }
+    /// @brief Replaces the contents with @p count entities in the given order, rebuilding the
+    /// sparse index. Used by snapshot restore; @p first must hold distinct live handles.
+    void assign(const entity *first, size_type count) {
+        clear();
+        dense_.assign(first, first + count);
+        for (size_type pos = 0; pos < count; ++pos) sparse_ref(to_index(dense_[pos])) = encode(pos, dense_[pos]);
+    }
+    /// @brief Reserves room for @p n entities in the dense array.
+    void reserve(size_type n) { dense_.reserve(n); }
+    /// @brief Bytes held by the sparse pages (derived data, reported for memory accounting).
+    [[nodiscard]] std::size_t sparse_bytes() const noexcept {
+        std::size_t n = 0;
+        for (const auto &p : pages_) n += p ? page_size * sizeof(size_type) : 0u;
+        return n;
+    }
+
+private:
+    static constexpr size_type encode(size_type pos, entity e) noexcept {
+        return pos | (to_integral(e) & ~entity_traits::index_mask);
+    }
+    size_type &sparse_ref_existing(size_type idx) noexcept { return pages_[idx / page_size][idx & (page_size - 1u)]; }
+    size_type &sparse_ref(size_type idx) {
+        const auto page = idx / page_size;
+        if (page >= pages_.size()) pages_.resize(page + 1u);
+        if (!pages_[page]) {
+            pages_[page] = std::make_unique<size_type[]>(page_size);
+            for (size_type i = 0; i < page_size; ++i) pages_[page][i] = npos;
+        }
+        return pages_[page][idx & (page_size - 1u)];
+    }
+
+    std::vector<entity> dense_;
+    std::vector<std::unique_ptr<size_type[]>> pages_;
+};
+
+} // namespace retcon
+
+#endif

@@ -1,0 +1,229 @@
+#ifndef RETCON_ECS_TYPE_INFO_HPP
+#define RETCON_ECS_TYPE_INFO_HPP
+
+/**
+ * @file type_info.hpp
+ * @brief Mandatory field registration: what a component or resource type looks like in bytes.
+ *
+ * Every component and resource type is declared once, next to its definition, with
+ * `RETCON_COMPONENT(Type, field, ...)` (or `RETCON_TAG(Type)` for an empty marker type). The
+ * declaration is checked at compile time: the type must be trivially copyable and standard
+ * layout, no field may be a pointer, nested structs must be declared too, and the registered
+ * fields must tile `sizeof(Type)` with no gap. That last rule is how retcon rejects padding
+ * (padding bytes would put garbage into snapshots and hashes) and why registration is
+ * mandatory: `std::has_unique_object_representations` is false for any struct with a float,
+ * so it cannot be the check. The same field table feeds the schema hash, diffs and dumps.
+ */
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "entity.hpp"
+#include "internal_pp.hpp"
+
+namespace retcon {
+
+/// @brief How a field's bytes are interpreted by dumps and diffs (part of the schema hash).
+enum class field_kind : std::uint8_t {
+    boolean = 1,
+    i8, i16, i32, i64,
+    u8, u16, u32, u64,
+    f32, f64,
+    entity,  ///< a retcon::entity handle
+    text,    ///< fixed_string<N>: zero-filled characters
+    record,  ///< a nested type declared with RETCON_COMPONENT
+    bytes,   ///< anything else allowed (inline_vector, opaque aggregates): shown as hex
+};
+
+/// @brief One registered field: its name, where it lives and how to read it.
+struct field_info {
+    std::string_view name;
+    std::uint32_t offset = 0;  ///< byte offset inside the type
+    std::uint32_t size = 0;    ///< total bytes, count * element size
+    std::uint32_t count = 1;   ///< array extent (1 for scalars)
+    field_kind kind = field_kind::bytes;
+};
+
+/// @brief The registered description of a component or resource type.
+struct type_info {
+    std::string_view name;
+    std::uint32_t size = 0;   ///< 0 for tags (empty types keep no payload)
+    std::uint32_t align = 1;
+    std::span<const field_info> fields;
+    [[nodiscard]] bool is_tag() const noexcept { return size == 0; }
+};
+
+namespace internal {
+
+/// @brief Tag used to find a type's registration by argument-dependent lookup.
+template<class T>
+struct type_tag {};
+
+template<class T, std::size_t N>
+struct type_description {
+    std::string_view name;
+    std::array<field_info, N> fields;
+};
+
+template<class T>
+concept registered = requires { retcon_describe(type_tag<T>{}); };
+
+template<class T>
+struct is_fixed_text : std::false_type {};
+
+template<class T>
+struct element_of {
+    using type = T;
+    static constexpr std::uint32_t count = 1;
+};
+template<class T, std::size_t N>
+struct element_of<T[N]> {
+    using type = typename element_of<T>::type;
+    static constexpr std::uint32_t count = static_cast<std::uint32_t>(N) * element_of<T>::count;
+};
+template<class T, std::size_t N>
+struct element_of<std::array<T, N>> {
+    using type = typename element_of<T>::type;
+    static constexpr std::uint32_t count = static_cast<std::uint32_t>(N) * element_of<T>::count;
+};
+
+template<class E>
+consteval field_kind kind_of() {
+    using U = std::remove_cv_t<E>;
+    if constexpr (std::is_same_v<U, bool>) return field_kind::boolean;
+    else if constexpr (std::is_same_v<U, entity>) return field_kind::entity;
+    else if constexpr (std::is_enum_v<U>) return kind_of<std::underlying_type_t<U>>();
+    else if constexpr (std::is_same_v<U, float>) return field_kind::f32;
+    else if constexpr (std::is_same_v<U, double>) return field_kind::f64;
+    else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
+        if constexpr (sizeof(U) == 1) return field_kind::i8;
+        else if constexpr (sizeof(U) == 2) return field_kind::i16;
+        else if constexpr (sizeof(U) == 4) return field_kind::i32;
+        else return field_kind::i64;
+    } else if constexpr (std::is_integral_v<U>) {
+        if constexpr (sizeof(U) == 1) return field_kind::u8;
+        else if constexpr (sizeof(U) == 2) return field_kind::u16;
+        else if constexpr (sizeof(U) == 4) return field_kind::u32;
+        else return field_kind::u64;
+    } else if constexpr (is_fixed_text<U>::value) return field_kind::text;
+    else if constexpr (registered<U>) return field_kind::record;
+    else return field_kind::bytes;
+}
+
+/// @brief Types a field may have: arithmetic, enums, entity handles, arrays of those, and
+/// nested declared types (fixed_string and inline_vector are declared types too).
+template<class E>
+inline constexpr bool allowed_field_element_v =
+    std::is_arithmetic_v<E> || std::is_enum_v<E> || std::is_same_v<E, entity> || registered<E>;
+
+template<class F>
+consteval field_info make_field(std::string_view name, std::size_t offset) {
+    using element = std::remove_cv_t<typename element_of<F>::type>;
+    static_assert(!std::is_pointer_v<element> && !std::is_member_pointer_v<element>,
+                  "retcon: a component field is a pointer; pointers do not survive a snapshot or the network: "
+                  "store a retcon::entity handle or an index instead");
+    static_assert(allowed_field_element_v<element>,
+                  "retcon: a component field has a type retcon does not know; declare that nested type with "
+                  "RETCON_COMPONENT(Type, fields...) too (or use fixed_string<N> / inline_vector<T, N>)");
+    field_info f{};
+    f.name = name;
+    f.offset = static_cast<std::uint32_t>(offset);
+    f.size = static_cast<std::uint32_t>(sizeof(F));
+    f.count = element_of<F>::count;
+    f.kind = kind_of<element>();
+    return f;
+}
+
+template<class T, class... Fields>
+consteval auto describe(std::string_view name, Fields... fields) {
+    return type_description<T, sizeof...(Fields)>{name, {fields...}};
+}
+
+/// @brief True when the registered fields cover every byte of T exactly once.
+template<class T, std::size_t N>
+consteval bool fields_tile(const type_description<T, N> &d) {
+    std::array<field_info, N> f = d.fields;
+    for (std::size_t i = 1; i < N; ++i) // insertion sort by offset (consteval, tiny N)
+        for (std::size_t j = i; j > 0 && f[j - 1].offset > f[j].offset; --j) std::swap(f[j - 1], f[j]);
+    std::size_t end = 0;
+    for (const auto &x : f) {
+        if (x.offset != end) return false;
+        end += x.size;
+    }
+    return end == sizeof(T);
+}
+
+template<class T>
+struct described {
+    static constexpr auto value = retcon_describe(type_tag<T>{});
+};
+
+} // namespace internal
+
+/// @brief True if T was declared with RETCON_COMPONENT or RETCON_TAG.
+template<class T>
+inline constexpr bool is_registered_v = internal::registered<std::remove_cv_t<T>>;
+
+/// @brief True if T is a tag: an empty declared type, stored without payload.
+template<class T>
+inline constexpr bool is_tag_v = std::is_empty_v<std::remove_cv_t<T>>;
+
+/// @brief The registered description of T (name, size, alignment, fields).
+template<class T>
+[[nodiscard]] constexpr type_info type_info_of() noexcept {
+    using U = std::remove_cv_t<T>;
+    static_assert(is_registered_v<U>,
+                  "retcon: this type is not declared; add RETCON_COMPONENT(Type, field, ...) or RETCON_TAG(Type) "
+                  "after its definition, in the same namespace");
+    const auto &d = internal::described<U>::value;
+    return type_info{d.name, is_tag_v<U> ? 0u : static_cast<std::uint32_t>(sizeof(U)),
+                     static_cast<std::uint32_t>(alignof(U)), std::span<const field_info>(d.fields)};
+}
+
+} // namespace retcon
+
+#define RETCON_INTERNAL_FIELD(Type, field)                                                                        \
+    ::retcon::internal::make_field<decltype(std::declval<Type &>().field)>(#field, offsetof(Type, field))
+
+#define RETCON_INTERNAL_CHECKS(Type)                                                                              \
+    static_assert(std::is_trivially_copyable_v<Type>,                                                             \
+                  "retcon: " #Type " must be trivially copyable (no std::string, std::vector, virtual functions " \
+                  "or user-defined copy): use retcon::fixed_string<N> or retcon::inline_vector<T, N>");           \
+    static_assert(std::is_standard_layout_v<Type>,                                                                \
+                  "retcon: " #Type " must be standard layout (plain struct: no virtual, no mixed access)")
+
+/**
+ * @brief Declares a component or resource type and its fields (in any order).
+ *
+ * Place it right after the struct, in the same namespace. Compile errors explain what to fix:
+ * a non-trivially-copyable member, a pointer, an undeclared nested type, or padding (add an
+ * explicit field such as `std::uint8_t pad[3]`, or reorder members, so the fields cover every
+ * byte). Up to 32 fields.
+ */
+#define RETCON_COMPONENT(Type, ...)                                                                               \
+    RETCON_INTERNAL_CHECKS(Type);                                                                                 \
+    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                         \
+        return ::retcon::internal::describe<Type>(#Type, RETCON_PP_MAP(RETCON_INTERNAL_FIELD, Type, __VA_ARGS__)); \
+    }                                                                                                             \
+    static_assert(::retcon::internal::fields_tile(retcon_describe(::retcon::internal::type_tag<Type>{})),         \
+                  "retcon: the fields declared for " #Type " do not cover every byte of it: either a field is "   \
+                  "missing from RETCON_COMPONENT or the struct has padding (add explicit padding fields such as " \
+                  "std::uint8_t pad[N], or reorder members)")
+
+/// @brief Declares an empty marker type (a tag): stored in a pool without payload.
+#define RETCON_TAG(Type)                                                                                          \
+    static_assert(std::is_empty_v<Type>, "retcon: RETCON_TAG(" #Type ") needs an empty struct; "                  \
+                                         "use RETCON_COMPONENT for types with fields");                           \
+    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                         \
+        return ::retcon::internal::describe<Type>(#Type);                                                         \
+    }
+
+/// @brief Same as RETCON_COMPONENT; reads better next to a resource type.
+#define RETCON_RESOURCE(Type, ...) RETCON_COMPONENT(Type, __VA_ARGS__)
+
+#endif

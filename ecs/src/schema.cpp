@@ -1,0 +1,372 @@
+#include <retcon/ecs/schema.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace retcon {
+
+namespace internal {
+std::uint32_t next_type_seq() noexcept {
+    static std::atomic<std::uint32_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace internal
+
+namespace {
+
+constexpr std::uint32_t schema_magic = 0x48534352u; // "RCSH" little-endian
+constexpr std::uint16_t schema_format = 1;
+
+class writer {
+public:
+    explicit writer(std::vector<std::byte> &out) : out_{out} {}
+    void u8(std::uint8_t v) { out_.push_back(std::byte{v}); }
+    void u16(std::uint16_t v) {
+        u8(static_cast<std::uint8_t>(v));
+        u8(static_cast<std::uint8_t>(v >> 8));
+    }
+    void u32(std::uint32_t v) {
+        u16(static_cast<std::uint16_t>(v));
+        u16(static_cast<std::uint16_t>(v >> 16));
+    }
+    void name(std::string_view s) {
+        u8(static_cast<std::uint8_t>(s.size()));
+        for (char c : s) out_.push_back(static_cast<std::byte>(c));
+    }
+
+private:
+    std::vector<std::byte> &out_;
+};
+
+class reader {
+public:
+    reader(std::span<const std::byte> in, std::string *error) : in_{in}, error_{error} {}
+    bool ok() const { return ok_; }
+    std::size_t offset() const { return pos_; }
+    bool at_end() const { return pos_ == in_.size(); }
+    std::uint8_t u8() {
+        if (!need(1)) return 0;
+        return static_cast<std::uint8_t>(in_[pos_++]);
+    }
+    std::uint16_t u16() {
+        const auto lo = u8();
+        return static_cast<std::uint16_t>(lo | (u8() << 8));
+    }
+    std::uint32_t u32() {
+        const std::uint32_t lo = u16();
+        return lo | (std::uint32_t{u16()} << 16);
+    }
+    std::string name(const char *what) {
+        const std::size_t n = u8();
+        if (!need(n)) return {};
+        std::string s(reinterpret_cast<const char *>(in_.data() + pos_), n);
+        pos_ += n;
+        if (s.empty()) fail(std::string("empty ") + what + " name");
+        return s;
+    }
+    void fail(const std::string &what) {
+        if (ok_ && error_) *error_ = "schema: " + what + " (at byte " + std::to_string(pos_) + ")";
+        ok_ = false;
+    }
+
+private:
+    bool need(std::size_t n) {
+        if (!ok_) return false;
+        if (in_.size() - pos_ < n) {
+            fail("truncated: needs " + std::to_string(n) + " more bytes, " + std::to_string(in_.size() - pos_) +
+                 " left");
+            return false;
+        }
+        return true;
+    }
+    std::span<const std::byte> in_;
+    std::string *error_;
+    std::size_t pos_ = 0;
+    bool ok_ = true;
+};
+
+void write_type(writer &w, const schema::type &t) {
+    w.name(t.name);
+    w.u32(t.size);
+    w.u32(t.align);
+    w.u16(static_cast<std::uint16_t>(t.fields.size()));
+    for (const auto &f : t.fields) {
+        w.name(f.name);
+        w.u32(f.offset);
+        w.u32(f.size);
+        w.u32(f.count);
+        w.u8(static_cast<std::uint8_t>(f.kind));
+    }
+}
+
+bool read_type(reader &r, schema::type &t) {
+    t.name = r.name("type");
+    t.size = r.u32();
+    t.align = r.u32();
+    const std::size_t nfields = r.u16();
+    if (!r.ok()) return false;
+    if (t.align == 0 || (t.align & (t.align - 1)) != 0 || t.align > 4096) {
+        r.fail("type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= 4096");
+        return false;
+    }
+    if (t.size > (1u << 20) || t.size % t.align != 0) {
+        r.fail("type '" + t.name + "' has an impossible size " + std::to_string(t.size));
+        return false;
+    }
+    if (nfields > schema::max_fields) {
+        r.fail("type '" + t.name + "' declares " + std::to_string(nfields) + " fields");
+        return false;
+    }
+    std::uint64_t covered = 0;
+    for (std::size_t i = 0; i < nfields && r.ok(); ++i) {
+        schema::field f;
+        f.name = r.name("field");
+        f.offset = r.u32();
+        f.size = r.u32();
+        f.count = r.u32();
+        const auto kind = r.u8();
+        if (!r.ok()) return false;
+        if (kind < static_cast<std::uint8_t>(field_kind::boolean) || kind > static_cast<std::uint8_t>(field_kind::bytes)) {
+            r.fail("field '" + t.name + "." + f.name + "' has unknown kind " + std::to_string(kind));
+            return false;
+        }
+        f.kind = static_cast<field_kind>(kind);
+        if (std::uint64_t{f.offset} + f.size > t.size || f.count == 0 || f.size % f.count != 0) {
+            r.fail("field '" + t.name + "." + f.name + "' lies outside its type or has a bad count");
+            return false;
+        }
+        covered += f.size;
+        t.fields.push_back(std::move(f));
+    }
+    if (r.ok() && covered != t.size) {
+        r.fail("fields of '" + t.name + "' cover " + std::to_string(covered) + " of " + std::to_string(t.size) +
+               " bytes");
+        return false;
+    }
+    return r.ok();
+}
+
+bool read_types(reader &r, std::vector<schema::type> &out, const char *what) {
+    const std::size_t n = r.u32();
+    if (!r.ok()) return false;
+    if (n > schema::max_types) {
+        r.fail(std::string("declares ") + std::to_string(n) + " " + what + " types (limit " +
+               std::to_string(schema::max_types) + ")");
+        return false;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        schema::type t;
+        if (!read_type(r, t)) return false;
+        for (const auto &other : out)
+            if (other.name == t.name) {
+                r.fail(std::string("duplicate ") + what + " '" + t.name + "'");
+                return false;
+            }
+        out.push_back(std::move(t));
+    }
+    return true;
+}
+
+} // namespace
+
+schema::schema(const schema &other)
+    : components_{other.components_}, resources_{other.resources_}, groups_{other.groups_} {
+    refresh_views();
+}
+schema::schema(schema &&other) noexcept
+    : components_{std::move(other.components_)}, resources_{std::move(other.resources_)},
+      groups_{std::move(other.groups_)} {
+    refresh_views();
+    other.refresh_views();
+}
+schema &schema::operator=(const schema &other) {
+    if (this != &other) {
+        components_ = other.components_;
+        resources_ = other.resources_;
+        groups_ = other.groups_;
+        refresh_views();
+    }
+    return *this;
+}
+schema &schema::operator=(schema &&other) noexcept {
+    if (this != &other) {
+        components_ = std::move(other.components_);
+        resources_ = std::move(other.resources_);
+        groups_ = std::move(other.groups_);
+        refresh_views();
+        other.refresh_views();
+    }
+    return *this;
+}
+
+void schema::refresh_views() {
+    field_views_.clear();
+    component_views_.clear();
+    resource_views_.clear();
+    field_views_.reserve(components_.size() + resources_.size());
+    auto view_of = [this](const type &t) {
+        auto &fields = field_views_.emplace_back();
+        for (const auto &f : t.fields) fields.push_back(field_info{f.name, f.offset, f.size, f.count, f.kind});
+        return type_info{t.name, t.size, t.align, std::span<const field_info>(fields)};
+    };
+    for (const auto &t : components_) component_views_.push_back(view_of(t));
+    for (const auto &t : resources_) resource_views_.push_back(view_of(t));
+}
+
+void schema::add_type(std::vector<type> &list, const type_info &info, std::uint32_t seq, const char *what) {
+    for (const auto &t : components_)
+        if (t.seq == seq || t.name == info.name)
+            internal::misuse("schema: %.*s is already declared as a component", static_cast<int>(info.name.size()),
+                             info.name.data());
+    for (const auto &t : resources_)
+        if (t.seq == seq || t.name == info.name)
+            internal::misuse("schema: %.*s is already declared as a resource", static_cast<int>(info.name.size()),
+                             info.name.data());
+    if (list.size() >= max_types) internal::misuse("schema: more than %zu %s types", max_types, what);
+    type t;
+    t.name = std::string(info.name);
+    t.size = info.size;
+    t.align = info.align;
+    t.seq = seq;
+    for (const auto &f : info.fields) t.fields.push_back(field{std::string(f.name), f.offset, f.size, f.count, f.kind});
+    list.push_back(std::move(t));
+    refresh_views();
+}
+
+void schema::add_group(std::vector<std::uint32_t> seqs, std::vector<std::string_view> names) {
+    std::vector<std::uint16_t> ids;
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        const auto it = std::find_if(components_.begin(), components_.end(), [&](const type &t) { return t.seq == seqs[i]; });
+        if (it == components_.end())
+            internal::misuse("schema: group over %.*s, which is not a declared component (declare it first)",
+                             static_cast<int>(names[i].size()), names[i].data());
+        const auto id = static_cast<std::uint16_t>(it - components_.begin());
+        for (const auto &g : groups_)
+            if (std::find(g.begin(), g.end(), id) != g.end())
+                internal::misuse("schema: %.*s is already owned by another group", static_cast<int>(names[i].size()),
+                                 names[i].data());
+        if (std::find(ids.begin(), ids.end(), id) != ids.end())
+            internal::misuse("schema: %.*s appears twice in one group", static_cast<int>(names[i].size()), names[i].data());
+        ids.push_back(id);
+    }
+    groups_.push_back(std::move(ids));
+}
+
+std::uint32_t schema::find_component(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < components_.size(); ++i)
+        if (components_[i].name == name) return static_cast<std::uint32_t>(i);
+    return npos;
+}
+
+std::vector<std::byte> schema::serialize() const {
+    std::vector<std::byte> out;
+    writer w{out};
+    w.u32(schema_magic);
+    w.u16(schema_format);
+    w.u8(static_cast<std::uint8_t>(entity_traits::index_bits));
+    w.u8(static_cast<std::uint8_t>(entity_traits::version_bits));
+    w.u32(static_cast<std::uint32_t>(components_.size()));
+    for (const auto &t : components_) write_type(w, t);
+    w.u32(static_cast<std::uint32_t>(resources_.size()));
+    for (const auto &t : resources_) write_type(w, t);
+    w.u32(static_cast<std::uint32_t>(groups_.size()));
+    for (const auto &g : groups_) {
+        w.u16(static_cast<std::uint16_t>(g.size()));
+        for (auto id : g) w.u16(id);
+    }
+    return out;
+}
+
+std::uint64_t schema::hash() const {
+    std::uint64_t h = 0xcbf29ce484222325ull; // FNV-1a 64
+    for (std::byte b : serialize()) {
+        h ^= static_cast<std::uint8_t>(b);
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::optional<schema> schema::parse(std::span<const std::byte> bytes, std::string *error) {
+    reader r{bytes, error};
+    if (r.u32() != schema_magic) {
+        if (r.ok()) r.fail("bad magic (not a retcon schema block)");
+        return std::nullopt;
+    }
+    const auto format = r.u16();
+    if (r.ok() && format != schema_format) {
+        r.fail("format version " + std::to_string(format) + " is not supported (this build reads " +
+               std::to_string(schema_format) + ")");
+        return std::nullopt;
+    }
+    const auto ib = r.u8();
+    const auto vb = r.u8();
+    if (r.ok() && (ib != entity_traits::index_bits || vb != entity_traits::version_bits)) {
+        r.fail("entity layout " + std::to_string(ib) + "+" + std::to_string(vb) + " bits differs from this build's " +
+               std::to_string(entity_traits::index_bits) + "+" + std::to_string(entity_traits::version_bits));
+        return std::nullopt;
+    }
+    schema s;
+    if (!read_types(r, s.components_, "component") || !read_types(r, s.resources_, "resource")) return std::nullopt;
+    const std::size_t ngroups = r.u32();
+    if (r.ok() && ngroups > s.components_.size() / 2) {
+        r.fail(std::to_string(ngroups) + " groups for " + std::to_string(s.components_.size()) + " components");
+        return std::nullopt;
+    }
+    std::vector<bool> owned(s.components_.size(), false);
+    for (std::size_t g = 0; g < ngroups && r.ok(); ++g) {
+        const std::size_t n = r.u16();
+        if (r.ok() && (n < 2 || n > s.components_.size())) {
+            r.fail("group " + std::to_string(g) + " has " + std::to_string(n) + " types");
+            return std::nullopt;
+        }
+        std::vector<std::uint16_t> ids;
+        for (std::size_t i = 0; i < n && r.ok(); ++i) {
+            const auto id = r.u16();
+            if (r.ok() && (id >= s.components_.size() || owned[id])) {
+                r.fail("group " + std::to_string(g) + " names component id " + std::to_string(id) +
+                       " that is out of range or already owned");
+                return std::nullopt;
+            }
+            if (r.ok()) owned[id] = true;
+            ids.push_back(id);
+        }
+        s.groups_.push_back(std::move(ids));
+    }
+    if (r.ok() && !r.at_end()) r.fail("trailing bytes after the schema");
+    if (!r.ok()) return std::nullopt;
+    s.refresh_views();
+    return s;
+}
+
+std::vector<std::string> schema::differences(const schema &a, const schema &b) {
+    std::vector<std::string> out;
+    auto compare = [&out](std::span<const type> x, std::span<const type> y, const char *what) {
+        const std::size_t n = std::max(x.size(), y.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::string id = std::string(what) + " " + std::to_string(i);
+            if (i >= x.size()) { out.push_back(id + ": only in the second schema ('" + y[i].name + "')"); continue; }
+            if (i >= y.size()) { out.push_back(id + ": only in the first schema ('" + x[i].name + "')"); continue; }
+            const auto &p = x[i];
+            const auto &q = y[i];
+            if (p.name != q.name) out.push_back(id + ": '" + p.name + "' vs '" + q.name + "'");
+            else if (p.size != q.size || p.align != q.align)
+                out.push_back(id + " '" + p.name + "': size/align " + std::to_string(p.size) + "/" +
+                              std::to_string(p.align) + " vs " + std::to_string(q.size) + "/" + std::to_string(q.align));
+            else {
+                bool same = p.fields.size() == q.fields.size();
+                for (std::size_t f = 0; same && f < p.fields.size(); ++f)
+                    same = p.fields[f].name == q.fields[f].name && p.fields[f].offset == q.fields[f].offset &&
+                           p.fields[f].size == q.fields[f].size && p.fields[f].kind == q.fields[f].kind &&
+                           p.fields[f].count == q.fields[f].count;
+                if (!same) out.push_back(id + " '" + p.name + "': field tables differ");
+            }
+        }
+    };
+    compare(a.components_, b.components_, "component");
+    compare(a.resources_, b.resources_, "resource");
+    if (a.groups_ != b.groups_) out.push_back("groups differ");
+    return out;
+}
+
+} // namespace retcon

@@ -1,0 +1,312 @@
+#include <retcon/ecs/world.hpp>
+
+#include <cstring>
+#include <string>
+
+namespace retcon {
+
+namespace {
+constexpr std::uint32_t null_index = entity_traits::index_mask;
+
+std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1u) & ~(a - 1u); }
+} // namespace
+
+world::world(const schema &s) : schema_{std::make_shared<const schema>(s)} {
+    const auto &sc = *schema_;
+    const auto comps = sc.components();
+    pools_.reserve(comps.size());
+    group_of_.assign(comps.size(), npos);
+    hooks_.resize(comps.size());
+    nonempty_.assign((comps.size() + 63u) / 64u, 0u);
+    for (std::size_t id = 0; id < comps.size(); ++id) {
+        pools_.emplace_back(sc.component_info(id));
+        if (comps[id].seq != schema::npos) {
+            if (comps[id].seq >= by_seq_.size()) by_seq_.resize(comps[id].seq + 1u, npos);
+            by_seq_[comps[id].seq] = static_cast<size_type>(id);
+        }
+    }
+    const auto groups = sc.groups();
+    group_lengths_.assign(groups.size(), 0u);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (auto id : groups[g]) group_of_[id] = static_cast<size_type>(g);
+
+    const auto res = sc.resources();
+    std::size_t offset = align_up(res.size(), 16);
+    std::size_t max_align = 16;
+    for (std::size_t id = 0; id < res.size(); ++id) {
+        offset = align_up(offset, res[id].align);
+        resource_offsets_.push_back(offset);
+        offset += res[id].size;
+        max_align = std::max<std::size_t>(max_align, res[id].align);
+        if (res[id].seq != schema::npos) {
+            if (res[id].seq >= resource_by_seq_.size()) resource_by_seq_.resize(res[id].seq + 1u, npos);
+            resource_by_seq_[res[id].seq] = static_cast<size_type>(id);
+        }
+    }
+    resources_ = internal::byte_buffer{max_align};
+    resources_.resize(offset); // fresh capacity is zero-filled
+}
+
+entity world::create() {
+    ++free_.alive;
+    if (free_.head != null_index) {
+        const auto idx = free_.head;
+        const entity slot = entities_[idx];
+        free_.head = to_index(slot);
+        if (free_.head == null_index) free_.tail = null_index;
+        const entity e = entity_traits::construct(idx, to_version(slot));
+        entities_[idx] = e;
+        return e;
+    }
+    const auto idx = static_cast<std::uint32_t>(entities_.size());
+    if (RETCON_UNLIKELY(idx > entity_traits::max_index)) {
+        --free_.alive;
+        internal::misuse("create: the entity table is full (%u indices, free list empty)", idx);
+    }
+    const entity e = entity_traits::construct(idx, 0);
+    entities_.push_back(e);
+    return e;
+}
+
+void world::destroy(entity e) {
+    if (RETCON_UNLIKELY(!valid(e))) stale(e, "destroy", npos);
+    for (std::size_t w = 0; w < nonempty_.size(); ++w) {
+        // Re-read the word each round: a removal can empty pools (and hooks can touch others).
+        for (std::uint64_t bits = nonempty_[w]; bits != 0; bits &= bits - 1u) {
+            const auto id = static_cast<size_type>(w * 64u + static_cast<std::size_t>(__builtin_ctzll(bits)));
+            const auto pos = pools_[id].index(e);
+            if (pos != pool::npos) erase_at(id, pos);
+        }
+    }
+    const auto idx = to_index(e);
+    const auto next_version = to_version(e) + 1u;
+    --free_.alive;
+    if (next_version > entity_traits::max_version) {
+        entities_[idx] = null_entity; // retired: this index is never handed out again
+        return;
+    }
+    entities_[idx] = entity_traits::construct(null_index, next_version);
+    if (free_.tail == null_index) free_.head = idx;
+    else entities_[free_.tail] = entity_traits::construct(idx, to_version(entities_[free_.tail]));
+    free_.tail = idx;
+}
+
+void world::clear() {
+    for (size_type i = 0; i < entities_.size(); ++i)
+        if (to_index(entities_[i]) == i) destroy(entities_[i]);
+}
+
+void world::added(size_type id, entity e) {
+    nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+    if (group_of_[id] != npos) enter_group(group_of_[id], e);
+    if (hooks_[id].on_add) hooks_[id].on_add(*this, e);
+}
+
+void world::erase_at(size_type id, size_type pos) {
+    pool &p = pools_[id];
+    if (hooks_[id].on_remove) {
+        const entity e = p.owners().at(pos);
+        hooks_[id].on_remove(*this, e);
+        pos = p.index(e);
+        RETCON_ASSERT(pos != pool::npos, "an on_remove hook removed the component being removed");
+    }
+    if (group_of_[id] != npos) {
+        const entity e = p.owners().at(pos);
+        if (pos < group_lengths_[group_of_[id]]) pos = leave_group(group_of_[id], e);
+    }
+    p.erase_at(pos);
+    if (p.empty()) nonempty_[id / 64u] &= ~(std::uint64_t{1} << (id % 64u));
+}
+
+void world::enter_group(size_type g, entity e) {
+    const auto &owned = schema_->groups()[g];
+    for (auto id : owned)
+        if (!pools_[id].contains(e)) return;
+    size_type &length = group_lengths_[g];
+    if (pools_[owned[0]].index(e) < length) return;
+    for (auto id : owned) pools_[id].swap_at(pools_[id].index(e), length);
+    ++length;
+}
+
+world::size_type world::leave_group(size_type g, entity e) {
+    size_type &length = group_lengths_[g];
+    --length;
+    for (auto id : schema_->groups()[g]) pools_[id].swap_at(pools_[id].index(e), length);
+    return length;
+}
+
+world::size_type world::find_group(std::initializer_list<size_type> ids) const {
+    const auto groups = schema_->groups();
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].size() != ids.size()) continue;
+        bool all = true;
+        for (auto id : ids) all = all && std::find(groups[g].begin(), groups[g].end(), id) != groups[g].end();
+        if (all) return static_cast<size_type>(g);
+    }
+    std::string names;
+    for (auto id : ids) names += (names.empty() ? "" : ", ") + std::string(pools_[id].info().name);
+    internal::misuse("group<%s>: no owning group over exactly these types is declared in the schema", names.c_str());
+}
+
+void world::check_sortable(size_type id) const {
+    if (group_of_[id] != npos)
+        internal::misuse("sort: %.*s is owned by a group, whose order the group maintains",
+                         static_cast<int>(pools_[id].info().name.size()), pools_[id].info().name.data());
+}
+
+void world::apply_order(pool &p) {
+    // order_[k] = old position of the element that goes to position k; follow the cycles.
+    const size_type n = p.size();
+    for (size_type start = 0; start < n; ++start) {
+        size_type cur = start;
+        while (order_[cur] != start && order_[cur] != npos) {
+            const size_type from = order_[cur];
+            p.swap_at(cur, from);
+            order_[cur] = npos;
+            cur = from;
+        }
+        order_[cur] = npos;
+    }
+}
+
+void world::rebuild_nonempty() noexcept {
+    std::fill(nonempty_.begin(), nonempty_.end(), 0u);
+    for (std::size_t id = 0; id < pools_.size(); ++id)
+        if (!pools_[id].empty()) nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+}
+
+void world::assign_state(std::span<const entity> table, const free_list_state &free,
+                         std::span<const std::span<const entity>> pool_owners,
+                         std::span<const std::span<const std::byte>> pool_payloads, std::span<const size_type> groups,
+                         std::span<const std::byte> resources) {
+    RETCON_ASSERT(pool_owners.size() == pools_.size() && pool_payloads.size() == pools_.size(), "pool count");
+    RETCON_ASSERT(groups.size() == group_lengths_.size() && resources.size() == resources_.size(), "state sizes");
+    entities_.assign(table.begin(), table.end());
+    free_ = free;
+    for (std::size_t id = 0; id < pools_.size(); ++id)
+        pools_[id].assign(pool_owners[id].data(), pool_payloads[id].data(),
+                          static_cast<size_type>(pool_owners[id].size()));
+    std::copy(groups.begin(), groups.end(), group_lengths_.begin());
+    if (!resources.empty()) std::memcpy(resources_.data(), resources.data(), resources.size());
+    rebuild_nonempty();
+}
+
+std::string world::validate_state(std::span<const entity> table, const free_list_state &free,
+                                  std::span<const std::span<const entity>> pool_owners,
+                                  std::span<const size_type> groups, std::size_t resource_size) const {
+    if (table.size() > std::size_t{entity_traits::max_index} + 1u)
+        return "entity table has " + std::to_string(table.size()) + " slots, more than the handle layout allows";
+    if (pool_owners.size() != pools_.size())
+        return "image has " + std::to_string(pool_owners.size()) + " pools, schema declares " + std::to_string(pools_.size());
+    if (groups.size() != group_lengths_.size()) return "group count differs from the schema";
+    if (resource_size != resources_.size()) return "resource block size differs from the schema";
+    std::size_t live = 0;
+    std::vector<std::uint8_t> state(table.size(), 0); // 1 live, 2 free (linked), 3 retired
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        if (to_index(table[i]) == i) {
+            if (to_version(table[i]) > entity_traits::max_version) return "entity slot " + std::to_string(i) + " has a bad version";
+            state[i] = 1;
+            ++live;
+        } else if (table[i] == null_entity) {
+            state[i] = 3;
+        }
+    }
+    if (live != free.alive) return "free-list header says " + std::to_string(free.alive) + " live entities, table has " + std::to_string(live);
+    if (free.reserved != 0) return "free-list header has a non-zero reserved field";
+    std::size_t linked = 0;
+    std::uint32_t prev = null_index;
+    for (std::uint32_t cur = free.head; cur != null_index;) {
+        if (cur >= table.size() || state[cur] != 0) return "free list reaches slot " + std::to_string(cur) + " which is out of range, live, retired or already visited (cycle)";
+        state[cur] = 2;
+        ++linked;
+        prev = cur;
+        cur = to_index(table[cur]);
+    }
+    if (prev != free.tail) return "free list does not end at its recorded tail";
+    if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) != table.size())
+        return "entity table has slots that are neither live, free nor retired";
+    for (std::size_t id = 0; id < pool_owners.size(); ++id) {
+        std::vector<bool> seen(table.size(), false);
+        for (const entity e : pool_owners[id]) {
+            const auto idx = to_index(e);
+            if (idx >= table.size() || table[idx] != e)
+                return "pool '" + std::string(pools_[id].info().name) + "' holds an entity that is not live";
+            if (seen[idx]) return "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice";
+            seen[idx] = true;
+        }
+    }
+    const auto decl = schema_->groups();
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        for (auto id : decl[g])
+            if (groups[g] > pool_owners[id].size()) return "group " + std::to_string(g) + " is longer than its pools";
+        for (std::size_t i = 0; i < groups[g]; ++i)
+            for (auto id : decl[g])
+                if (pool_owners[id][i] != pool_owners[decl[g][0]][i]) return "group " + std::to_string(g) + " pools are not packed in the same order";
+    }
+    return {};
+}
+
+std::size_t world::derived_bytes() const noexcept {
+    std::size_t n = 0;
+    for (const auto &p : pools_) n += p.sparse_bytes();
+    return n;
+}
+
+void world::not_declared(std::string_view name, const char *what) const {
+    internal::misuse("%.*s is not a %s declared in this world's schema (declare it with schema::%s<T>())",
+                     static_cast<int>(name.size()), name.data(), what, what);
+}
+
+void world::stale(entity e, const char *what, size_type id) const {
+    const auto idx = to_index(e);
+    const std::string type = id == npos ? std::string() : "<" + std::string(pools_[id].info().name) + ">";
+    if (e == null_entity) internal::misuse("%s%s: null entity handle", what, type.c_str());
+    if (idx >= entities_.size())
+        internal::misuse("%s%s: entity %u (version %u) was never created", what, type.c_str(), idx, to_version(e));
+    if (entities_[idx] == null_entity)
+        internal::misuse("%s%s: stale entity handle %u (version %u); that index is retired", what, type.c_str(), idx,
+                         to_version(e));
+    internal::misuse("%s%s: stale entity handle %u (version %u); the slot is now at version %u", what, type.c_str(), idx,
+                     to_version(e), to_version(entities_[idx]));
+}
+
+void world::missing(entity e, const char *what, size_type id) const {
+    if (!valid(e)) stale(e, what, id);
+    const auto name = pools_[id].info().name;
+    internal::misuse("%s<%.*s>: entity %u (version %u) has no %.*s", what, static_cast<int>(name.size()), name.data(),
+                     to_index(e), to_version(e), static_cast<int>(name.size()), name.data());
+}
+
+void world::already_has(entity e, size_type id) const {
+    const auto name = pools_[id].info().name;
+    internal::misuse("emplace<%.*s>: entity %u (version %u) already has one; use replace or emplace_or_replace",
+                     static_cast<int>(name.size()), name.data(), to_index(e), to_version(e));
+}
+
+void world::not_in_pool(size_type id) const {
+    const auto name = pools_[id].info().name;
+    internal::misuse("entity_of<%.*s>: the reference does not point into this world's %.*s pool",
+                     static_cast<int>(name.size()), name.data(), static_cast<int>(name.size()), name.data());
+}
+
+void world::resource_missing(size_type id) const {
+    const auto name = schema_->resource_info(id).name;
+    internal::misuse("resource<%.*s>: not set (use set_resource first, or try_resource)", static_cast<int>(name.size()),
+                     name.data());
+}
+
+} // namespace retcon
+
+namespace retcon {
+void world::emplace_bytes(size_type id, entity e, const std::byte *bytes, bool or_replace) {
+    pool &p = pools_[id];
+    const auto pos = p.index(e);
+    if (pos != pool::npos) {
+        if (!or_replace) already_has(e, id);
+        if (p.element_size()) std::memcpy(p.payload() + std::size_t{pos} * p.element_size(), bytes, p.element_size());
+        return;
+    }
+    p.push_bytes(e, bytes);
+    added(id, e);
+}
+} // namespace retcon
