@@ -375,6 +375,8 @@ public:
 
     /// @brief The schema this world was built from.
     [[nodiscard]] const schema &get_schema() const noexcept { return *schema_; }
+    /// @brief `get_schema().hash()`, computed once at construction.
+    [[nodiscard]] std::uint64_t schema_hash() const noexcept { return schema_hash_; }
     /// @brief The entity table: slot i holds the live handle with index i, or a free slot's
     /// next-free link and next version, or null_entity for a retired slot.
     [[nodiscard]] std::span<const entity> entity_table() const noexcept { return entities_; }
@@ -474,6 +476,7 @@ private:
     [[noreturn]] void resource_missing(size_type id) const;
 
     std::shared_ptr<const schema> schema_;
+    std::uint64_t schema_hash_ = 0;
     std::vector<entity> entities_;
     free_list_state free_;
     std::vector<pool> pools_;

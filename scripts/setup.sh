@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages retcon needs to build, test and benchmark — only those missing.
+# Safe to run repeatedly; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config git        # toolchain
+  catch2 libbenchmark-dev              # tests, benchmarks
+  libenet-dev libxxhash-dev libzstd-dev # network, hashing, compression
+  libcli11-dev                         # argument parsing for the retcon tool
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

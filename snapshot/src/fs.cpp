@@ -1,0 +1,140 @@
+#include "fs.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace retcon::internal {
+
+namespace {
+error os_error(const std::filesystem::path &path, const char *what) {
+    return error{errc::io, path.string() + ": " + what + ": " + std::strerror(errno)};
+}
+
+bool write_all(int fd, std::span<const std::byte> bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+} // namespace
+
+result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return os_error(path, "cannot open");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const auto e = os_error(path, "cannot stat");
+        ::close(fd);
+        return e;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return error{errc::io, path.string() + ": not a regular file"};
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size > max_bytes) {
+        ::close(fd);
+        return error{errc::too_large, path.string() + ": " + std::to_string(size) + " bytes exceeds the limit of " +
+                                          std::to_string(max_bytes)};
+    }
+    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const auto e = n < 0 ? os_error(path, "read failed") : error{errc::truncated, path.string() + ": file shrank while reading"};
+            ::close(fd);
+            return e;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return bytes;
+}
+
+result<void> write_file_atomic(const std::filesystem::path &path, std::span<const std::byte> bytes) {
+    std::filesystem::path tmp = path;
+    tmp += ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return os_error(tmp, "cannot create");
+    if (!write_all(fd, bytes) || ::fsync(fd) != 0) {
+        const auto e = os_error(tmp, "write failed");
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return e;
+    }
+    if (::close(fd) != 0) {
+        const auto e = os_error(tmp, "close failed");
+        ::unlink(tmp.c_str());
+        return e;
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const auto e = os_error(path, "rename failed");
+        ::unlink(tmp.c_str());
+        return e;
+    }
+    const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+    return {};
+}
+
+append_file::append_file(append_file &&o) noexcept
+    : fd_{std::exchange(o.fd_, -1)}, size_{o.size_}, path_{std::move(o.path_)} {}
+
+append_file &append_file::operator=(append_file &&o) noexcept {
+    if (this != &o) {
+        (void)close();
+        fd_ = std::exchange(o.fd_, -1);
+        size_ = o.size_;
+        path_ = std::move(o.path_);
+    }
+    return *this;
+}
+
+append_file::~append_file() { (void)close(); }
+
+result<void> append_file::open(const std::filesystem::path &path) {
+    (void)close();
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) return os_error(path, "cannot create");
+    path_ = path;
+    size_ = 0;
+    return {};
+}
+
+result<void> append_file::append(std::span<const std::byte> bytes) {
+    if (fd_ < 0) return {errc::invalid_argument, "append to a file that is not open"};
+    if (!write_all(fd_, bytes)) return os_error(path_, "write failed");
+    size_ += bytes.size();
+    return {};
+}
+
+result<void> append_file::sync() {
+    if (fd_ >= 0 && ::fsync(fd_) != 0) return os_error(path_, "fsync failed");
+    return {};
+}
+
+result<void> append_file::close() {
+    if (fd_ < 0) return {};
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) return os_error(path_, "close failed");
+    return {};
+}
+
+} // namespace retcon::internal

@@ -1,0 +1,48 @@
+#ifndef RETCON_SNAPSHOT_SRC_FS_HPP
+#define RETCON_SNAPSHOT_SRC_FS_HPP
+
+#include <retcon/snapshot/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+namespace retcon::internal {
+
+/// @brief Reads a whole file, refusing files larger than @p max_bytes before reading them.
+result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes);
+
+/// @brief Writes @p bytes to @p path atomically: a temporary file beside it, fsync, rename,
+/// fsync of the directory. A reader sees the old file or the new one, never a partial one.
+result<void> write_file_atomic(const std::filesystem::path &path, std::span<const std::byte> bytes);
+
+/// @brief An append-only file for streaming formats (replays); each `append` is written fully
+/// before it returns, `sync` makes it durable.
+class append_file {
+public:
+    append_file() = default;
+    append_file(append_file &&o) noexcept;
+    append_file &operator=(append_file &&o) noexcept;
+    append_file(const append_file &) = delete;
+    append_file &operator=(const append_file &) = delete;
+    ~append_file();
+
+    /// @brief Creates (truncating) @p path.
+    result<void> open(const std::filesystem::path &path);
+    result<void> append(std::span<const std::byte> bytes);
+    result<void> sync();
+    result<void> close();
+    [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+
+private:
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+    std::filesystem::path path_;
+};
+
+} // namespace retcon::internal
+
+#endif
