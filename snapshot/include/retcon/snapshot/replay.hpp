@@ -1,0 +1,187 @@
+#ifndef RETCON_SNAPSHOT_REPLAY_HPP
+#define RETCON_SNAPSHOT_REPLAY_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <retcon/ecs/schema.hpp>
+#include <retcon/ecs/world.hpp>
+
+#include "error.hpp"
+#include "file.hpp"
+#include "hash.hpp"
+#include "image.hpp"
+
+namespace retcon {
+
+/// @brief "RCRP" read as a little-endian u32: a replay file.
+inline constexpr std::uint32_t replay_file_magic = 0x50524352u;
+/// @brief Current replay file format version.
+inline constexpr std::uint16_t replay_file_version = 1;
+
+/// @brief Per-player flags stored with each confirmed input.
+enum class input_flags : std::uint8_t {
+    none = 0,
+    present = 1,  ///< the player's slot is occupied this frame
+    replaced = 2, ///< the server substituted this input (it arrived late or not at all)
+};
+
+/// @brief How a replay is laid out; fixed when it is created.
+struct replay_settings {
+    std::uint32_t players = 1;              ///< player slots per frame
+    std::uint32_t input_size = 4;           ///< bytes of one player's input
+    std::uint32_t tick_hz = 60;             ///< informational
+    std::uint32_t keyframe_interval = 120;  ///< frames between keyframes
+    std::uint32_t full_keyframe_every = 10; ///< every Mth keyframe is full; the others are deltas
+    std::uint32_t frames_per_chunk = 60;    ///< frames buffered before a chunk is written
+    int level = 3;                          ///< zstd level
+    /// @brief Free-form key/value metadata (game name, version, player names...).
+    std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/**
+ * @brief Writes a replay file as a stream of self-checking chunks.
+ *
+ * The file starts with a header, the schema block and metadata, then a full keyframe of the
+ * starting world. Every frame appends each player's confirmed input and flags plus the hash of
+ * the world after that frame; frames are flushed in chunks. Every `keyframe_interval` frames a
+ * keyframe is written: a full image every `full_keyframe_every` keyframes, otherwise the XOR
+ * against the previous keyframe aligned section by section (a changed pool size does not
+ * misalign the others), zstd-compressed. `finish` writes a seek index and a trailer. A writer
+ * killed mid-way leaves a file readable up to its last complete chunk.
+ */
+class replay_writer {
+public:
+    /// @brief Creates @p path and writes the header and the starting keyframe of @p start
+    /// (the state before frame @p start_frame is simulated).
+    static result<replay_writer> create(const std::filesystem::path &path, const world &start, std::uint64_t start_frame,
+                                        replay_settings settings);
+
+    replay_writer(replay_writer &&) noexcept;
+    replay_writer &operator=(replay_writer &&) noexcept;
+    ~replay_writer();
+
+    /**
+     * @brief Appends the next frame: @p inputs holds players × input_size bytes, @p flags one
+     * byte per player (input_flags), @p after is the world after simulating the frame. The
+     * writer hashes @p after (or uses @p known_hash) and writes a keyframe when one is due.
+     */
+    result<void> add_frame(std::span<const std::byte> inputs, std::span<const std::uint8_t> flags, const world &after,
+                           std::optional<hash64> known_hash = std::nullopt);
+
+    /// @brief Writes buffered frames as a chunk and fsyncs (a crash after this loses nothing).
+    result<void> flush();
+    /// @brief Flushes, writes the seek index and trailer, and closes the file.
+    result<void> finish();
+
+    /// @brief The next frame number add_frame expects.
+    [[nodiscard]] std::uint64_t next_frame() const noexcept;
+    /// @brief Bytes written so far.
+    [[nodiscard]] std::uint64_t bytes_written() const noexcept;
+
+private:
+    struct impl;
+    explicit replay_writer(std::unique_ptr<impl> p) noexcept;
+    std::unique_ptr<impl> impl_;
+};
+
+/// @brief One keyframe listed by a replay reader.
+struct replay_keyframe {
+    std::uint64_t frame = 0;        ///< the state at the start of this frame
+    bool full = false;              ///< full image (else a delta against the previous keyframe)
+    std::uint64_t offset = 0;       ///< file offset of its chunk
+    std::uint32_t stored_bytes = 0; ///< compressed size
+    std::uint32_t image_bytes = 0;  ///< uncompressed image size
+};
+
+/**
+ * @brief Reads a replay file, treating it as hostile.
+ *
+ * Opening validates the header, schema and metadata, scans every chunk header, and decodes and
+ * checksums every frame chunk; keyframes are decoded on demand (or all of them by `check`). A
+ * file cut short (a crashed writer) is readable up to its last complete chunk and reports
+ * `complete() == false`.
+ */
+class replay_reader {
+public:
+    /// @brief Opens and validates @p path.
+    static result<replay_reader> open(const std::filesystem::path &path, const read_limits &limits = {});
+    /// @brief The same over bytes in memory; @p name is used in messages.
+    static result<replay_reader> parse(std::vector<std::byte> bytes, const std::string &name,
+                                       const read_limits &limits = {});
+
+    replay_reader(replay_reader &&) noexcept;
+    replay_reader &operator=(replay_reader &&) noexcept;
+    ~replay_reader();
+
+    [[nodiscard]] const retcon::schema &schema() const noexcept;
+    [[nodiscard]] const replay_settings &settings() const noexcept;
+    /// @brief First frame with inputs (the starting keyframe's frame).
+    [[nodiscard]] std::uint64_t start_frame() const noexcept;
+    /// @brief Number of frames with inputs.
+    [[nodiscard]] std::uint64_t frame_count() const noexcept;
+    /// @brief One past the last frame with inputs.
+    [[nodiscard]] std::uint64_t end_frame() const noexcept { return start_frame() + frame_count(); }
+    /// @brief True if the file ends with a valid seek index and trailer (the writer finished).
+    [[nodiscard]] bool complete() const noexcept;
+    /// @brief If not complete, where the readable part ends and why.
+    [[nodiscard]] const std::string &truncation_note() const noexcept;
+    [[nodiscard]] std::uint64_t file_bytes() const noexcept;
+
+    /// @brief All players' inputs of @p frame (players × input_size bytes). @warning frame must
+    /// be in [start_frame, end_frame).
+    [[nodiscard]] std::span<const std::byte> inputs(std::uint64_t frame) const noexcept;
+    /// @brief Per-player input_flags of @p frame.
+    [[nodiscard]] std::span<const std::uint8_t> flags(std::uint64_t frame) const noexcept;
+    /// @brief Hash of the world after simulating @p frame.
+    [[nodiscard]] hash64 hash(std::uint64_t frame) const noexcept;
+
+    /// @brief Keyframes, in frame order.
+    [[nodiscard]] std::span<const replay_keyframe> keyframes() const noexcept;
+    /// @brief Decodes keyframe @p index (resolving deltas) into @p out.
+    result<void> keyframe_image(std::size_t index, snapshot &out) const;
+    /// @brief Restores the latest keyframe at or before @p frame into @p w; returns its frame.
+    result<std::uint64_t> restore_keyframe(world &w, std::uint64_t frame) const;
+
+    /// @brief Decodes every keyframe and checks every checksum, and that each keyframe's world
+    /// hash equals the hash recorded for the frame before it. Calls @p progress(done, total).
+    result<void> check(const std::function<void(std::size_t, std::size_t)> &progress = {}) const;
+
+private:
+    struct impl;
+    explicit replay_reader(std::unique_ptr<impl> p) noexcept;
+    std::unique_ptr<impl> impl_;
+};
+
+/// @brief A game's deterministic step: simulate one frame of @p w with every player's inputs.
+using replay_step_fn = std::function<void(world &w, std::uint64_t frame, std::span<const std::byte> inputs,
+                                          std::span<const std::uint8_t> flags)>;
+
+/// @brief What `verify` found.
+struct verify_report {
+    std::uint64_t frames_checked = 0;
+    std::optional<std::uint64_t> first_mismatch; ///< first frame whose hash differs
+    hash64 expected = 0;
+    hash64 actual = 0;
+    /// @brief Sections that differ at the first keyframe after the mismatch (if one exists).
+    std::vector<std::string> diverging;
+    [[nodiscard]] bool ok() const noexcept { return !first_mismatch; }
+};
+
+/**
+ * @brief Re-simulates the replay from its starting keyframe with @p step and compares every
+ * frame's hash with the recorded one. @p w must have the replay's schema.
+ */
+result<verify_report> verify(const replay_reader &reader, world &w, const replay_step_fn &step);
+
+} // namespace retcon
+
+#endif
