@@ -329,13 +329,15 @@ public:
     // ------------------------------------------------------------------ resources
 
     /// @brief Sets resource R to a value built from @p args (aggregate initialisation).
+    /// @p args may read the current value (`set_resource<R>(r.b, r.a)`): the new value is built
+    /// before the slot is written.
     template<class R, class... Args>
     R &set_resource(Args &&...args) {
         const auto id = resource_id<R>();
-        R *slot = std::launder(reinterpret_cast<R *>(resource_slot(id)));
-        ::new (static_cast<void *>(slot)) R{std::forward<Args>(args)...};
+        const R value{std::forward<Args>(args)...};
+        std::memcpy(resource_slot(id), &value, sizeof(R));
         resource_flags()[id] = std::byte{1};
-        return *slot;
+        return *std::launder(reinterpret_cast<R *>(resource_slot(id)));
     }
     /// @brief Resource R. Misuse if it is not set.
     template<class R>
@@ -391,6 +393,8 @@ public:
     [[nodiscard]] std::span<const std::byte> resource_bytes() const noexcept {
         return {resources_.data(), resources_.size()};
     }
+    /// @brief Byte offset of each resource inside resource_bytes(), in declaration order.
+    [[nodiscard]] std::span<const std::size_t> resource_offsets() const noexcept { return resource_offsets_; }
 
     /// @brief Overwrites the whole state with the given regions, rebuilding derived data.
     /// The caller (snapshot restore) vouches that the regions are structurally valid; use
@@ -484,6 +488,8 @@ private:
     std::vector<size_type> group_of_;   // pool id -> owning group or npos
     std::vector<hooks> hooks_;
     std::vector<std::uint64_t> nonempty_; // derived: bit per non-empty pool (destroy skips the rest)
+    std::uint64_t nonempty_words_ = 0;    // derived: bit per non-zero word of nonempty_
+    static_assert(schema::max_types <= 64u * 64u, "retcon: nonempty_words_ needs a bit per 64 pools");
     std::vector<size_type> by_seq_;     // process-local type seq -> pool id
     std::vector<size_type> resource_by_seq_;
     std::vector<std::size_t> resource_offsets_;
