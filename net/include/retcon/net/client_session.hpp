@@ -1,0 +1,105 @@
+#ifndef RETCON_NET_CLIENT_SESSION_HPP
+#define RETCON_NET_CLIENT_SESSION_HPP
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include <retcon/ecs/world.hpp>
+
+#include "events.hpp"
+#include "session_config.hpp"
+#include "stats.hpp"
+#include "transport.hpp"
+
+namespace retcon {
+
+/// @brief Client-side choices that the server does not need to agree with.
+struct client_options {
+    std::string name = "player";
+    bool spectator = false;           ///< watch without a slot
+    std::uint64_t reconnect_token = 0; ///< from a previous welcome, to take the same slot back
+};
+
+/// @brief Where a client session is in its life (docs/session-states.md).
+enum class client_state : std::uint8_t { connecting, loading, running, rejected, disconnected };
+
+/**
+ * @brief The client side of a match: local prediction, rollback and re-simulation.
+ *
+ * The game owns the world, the transport and the loop; the session owns no thread:
+ *
+ * @code
+ * retcon::client_session client{config, world, step, *transport};
+ * while (running) {
+ *     client.poll(now_ms());
+ *     while (client.should_tick(now_ms())) client.tick(read_local_input());
+ *     for (retcon::session_event ev; client.next_event(ev);) handle(ev);
+ *     draw(world);
+ * }
+ * @endcode
+ *
+ * Each tick the session first applies confirmed inputs that arrived: if any differs from what
+ * it predicted, it restores the first wrong frame from its snapshot ring and re-simulates to
+ * the present. Then it records the local input for `current + input_delay`, saves the world
+ * and simulates the current frame with confirmed inputs where it has them and predictions
+ * (the game's repeat rule) where it does not. It never runs more than `prediction_window`
+ * frames past the confirmed frames: it stalls and raises `wait_recommended` instead. Time sync
+ * uses the server's report of how early inputs arrive to run the local clock slightly faster
+ * or slower (±3%), jumping once when far off.
+ */
+class client_session {
+public:
+    client_session(session_config config, world &w, step_function step, transport &t, client_options options = {});
+    ~client_session();
+    client_session(const client_session &) = delete;
+    client_session &operator=(const client_session &) = delete;
+
+    /// @brief Receives and handles everything that arrived by @p now_ms.
+    void poll(std::uint64_t now_ms);
+    /// @brief True when the local clock says a frame is due (call tick).
+    [[nodiscard]] bool should_tick(std::uint64_t now_ms);
+    /// @brief Advances one frame with this player's @p input (input_size bytes). Returns false
+    /// if it stalled (prediction window full) or is not running.
+    bool tick(std::span<const std::byte> input);
+    /// @brief tick() with a typed input.
+    template<class Input>
+    bool tick(const Input &input) {
+        static_assert(std::is_trivially_copyable_v<Input>);
+        return tick(std::span<const std::byte>(reinterpret_cast<const std::byte *>(&input), sizeof(Input)));
+    }
+    /// @brief Pops the next event; false when there is none.
+    bool next_event(session_event &out);
+    /// @brief Leaves the match (sends goodbye, disconnects).
+    void leave();
+
+    [[nodiscard]] client_state state() const noexcept;
+    [[nodiscard]] const session_stats &stats() const noexcept;
+    /// @brief Player slot, or -1 for a spectator / before welcome.
+    [[nodiscard]] int slot() const noexcept;
+    /// @brief The next frame to simulate (the world is at its start).
+    [[nodiscard]] std::uint32_t current_frame() const noexcept;
+    /// @brief Every frame below this has confirmed inputs.
+    [[nodiscard]] std::uint32_t confirmed_frame() const noexcept;
+    /// @brief True while the step function is being re-run after a rollback.
+    [[nodiscard]] bool is_resimulating() const noexcept;
+    /// @brief The reconnect token the server issued (0 before welcome).
+    [[nodiscard]] std::uint64_t reconnect_token() const noexcept;
+    /// @brief World hash after each confirmed frame, as reported to the server (for tests and
+    /// tools); calls @p fn(frame, hash) whenever one is computed.
+    void on_confirmed_hash(std::function<void(std::uint32_t, std::uint64_t)> fn);
+    /// @brief Test/debug hook: applies @p corrupt to the world once, before the next frame is
+    /// simulated, to exercise desync detection end to end.
+    void debug_corrupt(std::function<void(world &)> corrupt);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace retcon
+
+#endif

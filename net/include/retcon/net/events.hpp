@@ -1,0 +1,38 @@
+#ifndef RETCON_NET_EVENTS_HPP
+#define RETCON_NET_EVENTS_HPP
+
+#include <cstdint>
+#include <string>
+
+namespace retcon {
+
+/// @brief What a session tells the game (pulled with `next_event`).
+enum class session_event_kind : std::uint8_t {
+    connected,            ///< transport connected; handshake under way (client)
+    synchronized,         ///< world loaded from the server, simulation running (client)
+    rejected,             ///< the server refused us; `text` says why (client)
+    player_joined,        ///< a slot became occupied (`slot`)
+    player_left,          ///< a slot was vacated (`slot`)
+    disconnected,         ///< the connection is gone (client: from the server; server: a client)
+    network_interrupted,  ///< nothing heard for interrupt_ms
+    network_resumed,      ///< heard again after an interruption
+    desync_detected,      ///< checksums differed at `frame`; `text` names the diverging pools
+    resynchronized,       ///< a snapshot from the server replaced the local world (client)
+    wait_recommended,     ///< the client is at its prediction window and stalls (client)
+    match_ended,          ///< the server ended the session (client)
+};
+
+/// @brief One event.
+struct session_event {
+    session_event_kind kind = session_event_kind::connected;
+    std::uint32_t frame = 0;
+    int slot = -1;      ///< player slot concerned, -1 if none
+    std::string text;   ///< details (reasons, diverging pools and fields)
+};
+
+/// @brief Name of an event kind ("desync_detected", ...).
+[[nodiscard]] const char *to_string(session_event_kind kind) noexcept;
+
+} // namespace retcon
+
+#endif

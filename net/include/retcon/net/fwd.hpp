@@ -1,0 +1,26 @@
+#ifndef RETCON_NET_FWD_HPP
+#define RETCON_NET_FWD_HPP
+
+#include <cstdint>
+
+namespace retcon {
+
+struct session_config;
+class frame_inputs;
+struct session_event;
+struct session_stats;
+class transport;
+class transport_handler;
+struct enet_options;
+struct link_conditions;
+class sim_network;
+struct client_options;
+class client_session;
+struct server_options;
+class server_session;
+class sync_test;
+struct sync_test_failure;
+
+} // namespace retcon
+
+#endif

@@ -1,0 +1,185 @@
+#ifndef RETCON_NET_PROTOCOL_HPP
+#define RETCON_NET_PROTOCOL_HPP
+
+/**
+ * @file protocol.hpp
+ * @brief retcon's wire messages, encoded explicitly (fixed-width little-endian fields, bounds
+ * checked), never by casting structs onto packets. The byte-level specification is
+ * docs/protocol.md; this header is its executable form. Every decoder treats its input as
+ * hostile and returns false (leaving nothing half-decoded in use) on any inconsistency.
+ */
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace retcon::wire {
+
+/// @brief Protocol version carried in the handshake; a mismatch is refused.
+inline constexpr std::uint16_t protocol_version = 1;
+
+/// @brief ENet channels (and the simulated transport's): reliability is per channel.
+enum class channel : std::uint8_t {
+    inputs = 0,    ///< unreliable, sequenced: inputs and confirmed inputs, sent redundantly
+    control = 1,   ///< reliable: handshake, desync notices, goodbye
+    snapshots = 2, ///< reliable: snapshot transfers in application-level chunks
+};
+inline constexpr std::uint8_t channel_count = 3;
+
+/// @brief Limits that keep every message small and every decoder bounded.
+struct limits {
+    static constexpr std::size_t max_players = 32;
+    static constexpr std::size_t max_input_size = 64;        ///< bytes per player per frame
+    static constexpr std::size_t max_frames_per_packet = 64;
+    static constexpr std::size_t max_packet = 1200;          ///< stay under a typical MTU
+    static constexpr std::size_t snapshot_chunk = 1000;      ///< payload bytes per snapshot chunk
+    static constexpr std::size_t max_snapshot = 64u << 20;   ///< largest snapshot transfer accepted
+    static constexpr std::size_t max_name = 32;
+    static constexpr std::size_t max_text = 512;
+};
+
+/// @brief First byte of every message.
+enum class message_kind : std::uint8_t {
+    hello = 1,
+    welcome = 2,
+    reject = 3,
+    input = 4,
+    confirmed = 5,
+    snapshot_chunk = 6,
+    desync = 7,
+    bye = 8,
+};
+
+/// @brief Why the server refused a client.
+enum class reject_reason : std::uint8_t {
+    protocol = 1, ///< protocol version differs
+    schema = 2,   ///< world schema hash differs
+    input = 3,    ///< input size or layout differs
+    content = 4,  ///< game content version differs
+    tick = 5,     ///< tick rate differs
+    full = 6,     ///< no free player slot
+    token = 7,    ///< reconnect token unknown
+};
+
+/// @brief A frame number sentinel meaning "none".
+inline constexpr std::uint32_t no_frame = ~std::uint32_t{0};
+
+/// @brief Client → server, reliable: who I am and what I run.
+struct hello_msg {
+    std::uint16_t version = protocol_version;
+    std::uint64_t schema_hash = 0;
+    std::uint64_t input_layout_hash = 0;
+    std::uint64_t content_version = 0;
+    std::uint16_t tick_hz = 60;
+    std::uint16_t input_size = 0;
+    bool spectator = false;
+    std::uint64_t reconnect_token = 0; ///< 0: a new player
+    std::string name;
+};
+
+/// @brief Server → client, reliable: accepted; a snapshot transfer follows on channel::snapshots.
+struct welcome_msg {
+    std::uint8_t slot = 0xff;          ///< 0xff: spectator
+    std::uint8_t max_players = 0;
+    std::uint8_t input_delay = 2;
+    std::uint16_t tick_hz = 60;
+    std::uint32_t server_frame = 0;    ///< the server's next frame when it sent this
+    std::uint64_t token = 0;           ///< reconnect token for this slot
+};
+
+/// @brief Server → client, reliable: refused, with a reason the client shows.
+struct reject_msg {
+    reject_reason reason = reject_reason::protocol;
+    std::string text;
+};
+
+/// @brief Client → server, unreliable, every tick: the client's inputs for frames
+/// [first_frame, first_frame + count), all those the server has not acknowledged yet.
+struct input_msg {
+    std::uint8_t slot = 0;
+    std::uint32_t ack_confirmed = 0;       ///< client holds every confirmed frame below this
+    std::uint32_t first_frame = 0;
+    std::uint8_t count = 0;
+    std::uint32_t client_time_ms = 0;      ///< echoed back for round-trip time
+    std::uint32_t checksum_frame = no_frame;
+    std::uint64_t checksum = 0;            ///< world hash after checksum_frame (confirmed)
+    std::vector<std::byte> inputs;         ///< count × input_size bytes (decoded form)
+};
+
+/// @brief Server → client, unreliable, every tick: confirmed frames [first_frame, +count),
+/// each with every slot's flags and input, plus timing feedback.
+struct confirmed_msg {
+    std::uint32_t ack_input = 0;           ///< server holds this client's inputs below this frame
+    std::int16_t margin_ms = 0;            ///< low percentile of how early this client's inputs arrive
+    std::uint32_t echo_time_ms = 0;        ///< last client_time_ms received
+    std::uint16_t hold_ms = 0;             ///< time between receiving it and sending this
+    std::uint32_t server_frame = 0;        ///< the server's next frame
+    std::uint32_t first_frame = 0;
+    std::uint8_t count = 0;
+    std::uint8_t players = 0;
+    std::uint8_t base = 0;                 ///< 1: deltas start from the record of first_frame - 1
+    std::vector<std::byte> frames;         ///< count × (players flags + players × input_size) (decoded)
+};
+
+/// @brief One piece of a snapshot transfer (a whole snapshot file's bytes).
+struct snapshot_chunk_msg {
+    std::uint32_t transfer = 0;
+    std::uint32_t frame = 0;
+    std::uint32_t total = 0;
+    std::uint32_t offset = 0;
+    std::vector<std::byte> bytes;
+};
+
+/// @brief Server → client, reliable: your checksum for a frame differed from mine.
+struct desync_msg {
+    std::uint32_t frame = 0;
+    std::string diverging; ///< comma-separated section names
+};
+
+/// @brief Either way, reliable: leaving.
+struct bye_msg {
+    std::uint8_t reason = 0;
+};
+
+/// @brief XORs each input against the previous one (@p base for the first) and encodes zero
+/// runs compactly, so an idle player's inputs cost a couple of bytes.
+void encode_inputs(std::span<const std::byte> inputs, std::span<const std::byte> base, std::size_t input_size,
+                   std::vector<std::byte> &out);
+/// @brief Inverse of encode_inputs; false if @p encoded does not decode to exactly
+/// @p count × @p input_size bytes.
+bool decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t input_size,
+                   std::size_t count, std::vector<std::byte> &out);
+
+/// @brief Kind of a message (first byte), or 0 for an empty packet.
+[[nodiscard]] std::uint8_t peek_kind(std::span<const std::byte> packet) noexcept;
+
+void encode(const hello_msg &m, std::vector<std::byte> &out);
+void encode(const welcome_msg &m, std::vector<std::byte> &out);
+void encode(const reject_msg &m, std::vector<std::byte> &out);
+/// @brief @p base is the input before first_frame (pass an empty span: zeros).
+void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out);
+/// @brief @p base is the frame record before first_frame when m.base is 1 (ignored otherwise).
+void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out);
+void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out);
+void encode(const desync_msg &m, std::vector<std::byte> &out);
+void encode(const bye_msg &m, std::vector<std::byte> &out);
+
+[[nodiscard]] bool decode(std::span<const std::byte> in, hello_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, welcome_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, reject_msg &m);
+/// @brief Decodes the header only (slot, frames, count) so the receiver can choose the base.
+[[nodiscard]] bool decode_header(std::span<const std::byte> in, input_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, input_msg &m);
+[[nodiscard]] bool decode_header(std::span<const std::byte> in, confirmed_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
+                          confirmed_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, snapshot_chunk_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, desync_msg &m);
+[[nodiscard]] bool decode(std::span<const std::byte> in, bye_msg &m);
+
+} // namespace retcon::wire
+
+#endif

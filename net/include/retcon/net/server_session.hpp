@@ -1,0 +1,84 @@
+#ifndef RETCON_NET_SERVER_SESSION_HPP
+#define RETCON_NET_SERVER_SESSION_HPP
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <retcon/ecs/world.hpp>
+
+#include "events.hpp"
+#include "session_config.hpp"
+#include "stats.hpp"
+#include "transport.hpp"
+
+namespace retcon {
+
+/// @brief Server-side choices.
+struct server_options {
+    /// @brief Where both snapshots of a desync are written (`retcon diff` them); empty: not written.
+    std::filesystem::path forensics_dir;
+    std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
+    std::uint32_t max_upload_bytes = 64u << 20;    ///< size cap of one upload
+    std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
+    std::uint32_t history_frames = 256;            ///< confirmed frames kept for resending
+    std::uint32_t forensic_frames = 32;            ///< own snapshots kept to compare with uploads
+};
+
+/// @brief Called once per confirmed frame with the inputs and the world after it (recording).
+using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const world &after, std::uint64_t hash)>;
+
+/**
+ * @brief The server side: the clock and the authority on inputs.
+ *
+ * At each frame's deadline it fixes every slot's input — a late or missing input becomes the
+ * game's substitution of the player's previous input, flagged as replaced, final — simulates
+ * the frame on its own world, and sends the confirmed inputs to every client (redundantly
+ * until acknowledged). It compares the world hashes clients report for confirmed frames; on a
+ * mismatch it raises `desync_detected`, collects the client's snapshot, writes both for
+ * `retcon diff`, names what diverged, and sends the client a fresh snapshot. Late joiners and
+ * reconnecting players get a snapshot and play on. Hostile clients (malformed, oversized or
+ * out-of-range packets, inputs for another slot, floods) are disconnected; everyone else is
+ * unaffected.
+ */
+class server_session {
+public:
+    server_session(session_config config, world &w, step_function step, transport &t, server_options options = {});
+    ~server_session();
+    server_session(const server_session &) = delete;
+    server_session &operator=(const server_session &) = delete;
+
+    /// @brief Receives and handles everything that arrived by @p now_ms (the first call starts
+    /// the clock).
+    void poll(std::uint64_t now_ms);
+    /// @brief True when the next frame's deadline has passed.
+    [[nodiscard]] bool should_tick(std::uint64_t now_ms) const;
+    /// @brief Confirms, simulates and broadcasts the next frame.
+    void tick();
+    /// @brief Pops the next event; false when there is none.
+    bool next_event(session_event &out);
+    /// @brief Ends the match: tells every client and disconnects them.
+    void end_match();
+
+    /// @brief The next frame to confirm.
+    [[nodiscard]] std::uint32_t frame() const noexcept;
+    /// @brief Number of occupied player slots.
+    [[nodiscard]] int players() const noexcept;
+    /// @brief Statistics for the client in @p slot (zeros if empty).
+    [[nodiscard]] session_stats client_stats(int slot) const;
+    /// @brief Totals over all clients (replaced inputs, desyncs, bytes).
+    [[nodiscard]] session_stats totals() const;
+    /// @brief Registers the recorder called after each confirmed frame.
+    void on_confirmed(confirmed_frame_fn fn);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace retcon
+
+#endif

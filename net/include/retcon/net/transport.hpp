@@ -1,0 +1,80 @@
+#ifndef RETCON_NET_TRANSPORT_HPP
+#define RETCON_NET_TRANSPORT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include <retcon/snapshot/error.hpp>
+
+#include "protocol.hpp"
+
+namespace retcon {
+
+/// @brief Identifies a connection within one transport.
+using peer_id = std::uint32_t;
+inline constexpr peer_id no_peer = ~peer_id{0};
+
+/// @brief What a transport reports while polling (pull-style, like ENet's event loop).
+class transport_handler {
+public:
+    virtual ~transport_handler() = default;
+    /// @brief A connection is established (server: a client arrived; client: connected).
+    virtual void on_connect(peer_id peer) = 0;
+    /// @brief A connection ended (timeout, remote disconnect, or refused).
+    virtual void on_disconnect(peer_id peer) = 0;
+    /// @brief A packet arrived; @p data is valid only during the call.
+    virtual void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) = 0;
+};
+
+/// @brief Per-connection counters a transport can report.
+struct transport_peer_stats {
+    std::uint32_t rtt_ms = 0;
+    std::uint32_t rtt_variance_ms = 0;
+    double packet_loss = 0.0; ///< fraction of unreliable packets believed lost
+};
+
+/**
+ * @brief Moves packets between a server and its clients. Channel wire::channel::inputs is
+ * unreliable (and sequenced where the transport can), the others are reliable and ordered.
+ * Sessions own no sockets: the game creates a transport (ENet for real play, the simulated
+ * network for tests) and hands it over. Time is injected: `poll(now_ms)`.
+ */
+class transport {
+public:
+    virtual ~transport() = default;
+    /// @brief Sends @p data to @p peer on @p ch (copied; the caller may reuse its buffer).
+    virtual void send(peer_id peer, wire::channel ch, std::span<const std::byte> data) = 0;
+    /// @brief Ends a connection (the peer sees a disconnect).
+    virtual void disconnect(peer_id peer) = 0;
+    /// @brief Delivers what has arrived by @p now_ms to @p handler.
+    virtual void poll(std::uint64_t now_ms, transport_handler &handler) = 0;
+    /// @brief Pushes queued packets onto the wire.
+    virtual void flush() {}
+    /// @brief Link statistics for @p peer, where the transport measures them.
+    [[nodiscard]] virtual transport_peer_stats peer_stats(peer_id) const { return {}; }
+};
+
+/// @brief ENet settings (defaults follow docs/net.md).
+struct enet_options {
+    std::size_t max_peers = 32;
+    std::uint32_t timeout_min_ms = 1000;  ///< ENet peer timeout bounds
+    std::uint32_t timeout_max_ms = 5000;
+    std::uint32_t max_packet_bytes = 64u * 1024u; ///< server side: refuse larger packets
+    std::uint32_t max_waiting_bytes = 1u << 20;   ///< server side: cap buffered data per host
+};
+
+/// @brief A server transport listening on @p port (0.0.0.0 or @p bind_host).
+result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const enet_options &options = {},
+                                                    const std::string &bind_host = "");
+
+/// @brief A client transport connecting to @p host : @p port; the connection completes during
+/// later polls (on_connect, or on_disconnect if it fails). The server is peer 0.
+result<std::unique_ptr<transport>> make_enet_client(const std::string &host, std::uint16_t port,
+                                                    const enet_options &options = {});
+
+} // namespace retcon
+
+#endif

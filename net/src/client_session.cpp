@@ -1,0 +1,494 @@
+#include <retcon/net/client_session.hpp>
+
+#include <retcon/snapshot/file.hpp>
+#include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/image.hpp>
+#include <retcon/snapshot/ring.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <string>
+
+#include "session_common.hpp"
+
+namespace retcon {
+
+namespace {
+constexpr std::size_t forensic_slots = 8;
+} // namespace
+
+struct client_session::impl final : transport_handler {
+    session_config cfg;
+    world &w;
+    step_function step;
+    transport &net;
+    client_options opt;
+
+    client_state state = client_state::connecting;
+    int slot = -1;
+    std::uint64_t token = 0;
+    std::size_t players = 0, isz = 0, rec = 0;
+    snapshot_ring ring;
+    internal::frame_ring confirmed, used, local;
+    std::uint32_t current = 0, confirmed_end = 0, sync_frame = 0;
+    std::uint32_t first_wrong = wire::no_frame;
+    std::uint32_t next_checksum = 0;
+    std::uint32_t pending_checksum_frame = wire::no_frame;
+    std::uint64_t pending_checksum = 0;
+    int checksum_sends = 0;
+    std::uint32_t server_ack_input = 0;
+    std::uint32_t local_next = 0;
+    bool resimulating = false;
+    bool stalled = false;
+    std::vector<std::byte> last_confirmed; // record of confirmed_end - 1 (prediction source)
+    bool have_last_confirmed = false;
+
+    std::deque<session_event> events;
+    session_stats st;
+    internal::rate_meter meter;
+    std::uint64_t bytes_in = 0, bytes_out = 0;
+
+    std::uint64_t now = 0;
+    double period = 1000.0 / 60.0;
+    double next_tick = 0;
+    double rate_adj = 0;
+    std::uint64_t cooldown_until = 0;
+    std::uint64_t last_recv = 0;
+    bool interrupted = false;
+    bool have_rtt = false;
+    std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
+    std::uint32_t last_packet_server_frame = 0;
+
+    internal::transfer_receiver transfer{wire::limits::max_snapshot};
+    std::vector<snapshot> forensic{forensic_slots};
+    std::vector<std::uint32_t> forensic_frame = std::vector<std::uint32_t>(forensic_slots, wire::no_frame);
+    std::function<void(std::uint32_t, std::uint64_t)> hash_cb;
+    std::function<void(world &)> corrupt;
+
+    std::vector<std::byte> out;
+    std::vector<std::byte> window; // local inputs being sent
+    wire::confirmed_msg cmsg;
+    wire::input_msg imsg;
+
+    impl(session_config c, world &wr, step_function s, transport &t, client_options o)
+        : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
+          ring{std::size_t{cfg.prediction_window} + 2u} {
+        players = cfg.max_players;
+        isz = cfg.input_size;
+        rec = players * (1u + isz);
+        period = 1000.0 / cfg.tick_hz;
+        const std::size_t cap = std::size_t{cfg.prediction_window} + cfg.input_delay + 2u * wire::limits::max_frames_per_packet + 64u;
+        confirmed.reset(cap, rec);
+        used.reset(cap, rec);
+        local.reset(cap, isz);
+        last_confirmed.assign(rec, std::byte{0});
+        window.reserve(wire::limits::max_frames_per_packet * isz);
+        cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
+    }
+
+    void emit(session_event_kind k, std::uint32_t frame, int s = -1, std::string text = {}) {
+        events.push_back(session_event{k, frame, s, std::move(text)});
+    }
+
+    void send(wire::channel ch, std::span<const std::byte> data) {
+        bytes_out += data.size();
+        net.send(0, ch, data);
+    }
+
+    // ---------------------------------------------------------------- transport events
+    void on_connect(peer_id) override {
+        emit(session_event_kind::connected, 0);
+        wire::hello_msg h;
+        h.schema_hash = w.schema_hash();
+        h.input_layout_hash = cfg.input_layout_hash;
+        h.content_version = cfg.content_version;
+        h.tick_hz = cfg.tick_hz;
+        h.input_size = cfg.input_size;
+        h.spectator = opt.spectator;
+        h.reconnect_token = opt.reconnect_token;
+        h.name = opt.name;
+        wire::encode(h, out);
+        send(wire::channel::control, out);
+    }
+
+    void on_disconnect(peer_id) override {
+        if (state != client_state::rejected && state != client_state::disconnected) {
+            state = client_state::disconnected;
+            emit(session_event_kind::disconnected, current, slot, "connection closed");
+        }
+    }
+
+    void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        bytes_in += data.size();
+        last_recv = now;
+        if (interrupted) {
+            interrupted = false;
+            emit(session_event_kind::network_resumed, current, slot);
+        }
+        switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
+        case wire::message_kind::welcome: {
+            wire::welcome_msg m;
+            if (ch != wire::channel::control || !wire::decode(data, m) || m.max_players != cfg.max_players) return;
+            slot = m.slot == 0xff ? -1 : m.slot;
+            token = m.token;
+            if (state == client_state::connecting) state = client_state::loading;
+            return;
+        }
+        case wire::message_kind::reject: {
+            wire::reject_msg m;
+            if (!wire::decode(data, m)) return;
+            state = client_state::rejected;
+            emit(session_event_kind::rejected, 0, -1, m.text);
+            return;
+        }
+        case wire::message_kind::snapshot_chunk: {
+            wire::snapshot_chunk_msg m;
+            if (ch != wire::channel::snapshots || !wire::decode(data, m) || !transfer.add(m)) return;
+            if (transfer.complete()) load_snapshot();
+            return;
+        }
+        case wire::message_kind::confirmed: handle_confirmed(data); return;
+        case wire::message_kind::desync: {
+            wire::desync_msg m;
+            if (!wire::decode(data, m)) return;
+            ++st.desyncs;
+            emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
+            upload_forensic(m.frame);
+            return;
+        }
+        case wire::message_kind::bye: {
+            state = client_state::disconnected;
+            emit(session_event_kind::match_ended, current, slot, "the server ended the match");
+            return;
+        }
+        default: return; // unknown or misplaced: ignored
+        }
+    }
+
+    void load_snapshot() {
+        auto file = parse_snapshot_file(transfer.bytes(), "snapshot from server");
+        transfer.reset();
+        if (!file) {
+            emit(session_event_kind::disconnected, current, slot, "bad snapshot from server: " + file.message());
+            state = client_state::disconnected;
+            net.disconnect(0);
+            return;
+        }
+        if (file->schema.hash() != w.schema_hash()) {
+            emit(session_event_kind::disconnected, current, slot, "server snapshot has another schema");
+            state = client_state::disconnected;
+            net.disconnect(0);
+            return;
+        }
+        if (auto r = restore(w, file->image); !r) {
+            emit(session_event_kind::disconnected, current, slot, "cannot restore server snapshot: " + r.message());
+            state = client_state::disconnected;
+            return;
+        }
+        const auto f = static_cast<std::uint32_t>(file->frame);
+        const bool first = state == client_state::loading;
+        current = confirmed_end = sync_frame = next_checksum = f;
+        local_next = f + cfg.input_delay;
+        server_ack_input = 0;
+        first_wrong = wire::no_frame;
+        have_last_confirmed = false;
+        ring.clear();
+        confirmed.clear();
+        used.clear();
+        local.clear();
+        state = client_state::running;
+        // Start ahead of the server by an estimate of half a round trip plus a margin; time
+        // sync refines it.
+        const double lead_ms = (have_rtt ? st.rtt_ms / 2.0 : 50.0) + period * 2.0;
+        next_tick = static_cast<double>(now) - lead_ms;
+        cooldown_until = now + 300;
+        emit(first ? session_event_kind::synchronized : session_event_kind::resynchronized, f, slot);
+    }
+
+    void handle_confirmed(std::span<const std::byte> data) {
+        if (state != client_state::running) return;
+        if (!wire::decode_header(data, cmsg) || cmsg.players != players) return;
+        const std::byte *base = nullptr;
+        if (cmsg.base) {
+            base = cmsg.first_frame > 0 ? confirmed.get(cmsg.first_frame - 1u) : nullptr;
+            if (!base) return; // we no longer hold the base; a later packet will do
+        }
+        if (!wire::decode(data, isz, base ? std::span<const std::byte>(base, rec) : std::span<const std::byte>{}, cmsg))
+            return;
+        ++confirmed_packets;
+        // Round trip and timing feedback.
+        if (cmsg.echo_time_ms != 0) {
+            const double sample = static_cast<double>(static_cast<std::uint32_t>(now) - cmsg.echo_time_ms) - cmsg.hold_ms;
+            if (sample >= 0 && sample < 10000) {
+                if (!have_rtt) {
+                    st.rtt_ms = sample;
+                    have_rtt = true;
+                } else {
+                    st.jitter_ms += 0.1 * (std::fabs(sample - st.rtt_ms) - st.jitter_ms);
+                    st.rtt_ms += 0.1 * (sample - st.rtt_ms);
+                }
+            }
+        }
+        st.margin_ms = cmsg.margin_ms;
+        if (cmsg.server_frame > last_packet_server_frame) {
+            confirmed_expected += cmsg.server_frame - last_packet_server_frame;
+            last_packet_server_frame = cmsg.server_frame;
+        }
+        st.frames_ahead = static_cast<double>(current) - (static_cast<double>(cmsg.server_frame) + st.rtt_ms / 2.0 / period);
+        if (slot >= 0) {
+            server_ack_input = std::max(server_ack_input, cmsg.ack_input);
+            adjust_clock(cmsg.margin_ms);
+        }
+        // Store new confirmed frames; compare with what we simulated.
+        const std::size_t cap = confirmed.capacity();
+        for (std::uint32_t k = 0; k < cmsg.count; ++k) {
+            const std::uint32_t f = cmsg.first_frame + k;
+            if (f < confirmed_end || confirmed.has(f)) continue;
+            if (f >= confirmed_end + cap - 8u) break; // too far ahead of what we can hold
+            std::byte *slot_rec = confirmed.put(f);
+            std::memcpy(slot_rec, cmsg.frames.data() + std::size_t{k} * rec, rec);
+            if (f < current) {
+                const std::byte *u = used.get(f);
+                if (!u || std::memcmp(u, slot_rec, rec) != 0) first_wrong = std::min(first_wrong, f);
+            }
+        }
+        while (confirmed.has(confirmed_end)) ++confirmed_end;
+        if (confirmed_end > 0 && confirmed.has(confirmed_end - 1u)) {
+            std::memcpy(last_confirmed.data(), confirmed.get(confirmed_end - 1u), rec);
+            have_last_confirmed = true;
+        }
+        st.confirmed_frame = confirmed_end;
+    }
+
+    void adjust_clock(std::int16_t margin) {
+        if (now < cooldown_until) return;
+        // Aim for the low percentile of arrival margins to cover one lost packet (the next
+        // packet, a frame later, still carries the input redundantly).
+        const double target = period * 1.25;
+        const double err = static_cast<double>(margin) - target; // > 0: inputs too early: we run too far ahead
+        if (std::fabs(err) > 3.0 * period) {
+            next_tick += err; // jump once: wait (err > 0) or catch up (err < 0)
+            rate_adj = 0;
+            cooldown_until = now + static_cast<std::uint64_t>(st.rtt_ms) + 600u;
+            return;
+        }
+        const double deadband = period * 0.25;
+        if (std::fabs(err) <= deadband) {
+            rate_adj = 0;
+            return;
+        }
+        rate_adj = std::clamp((err - (err > 0 ? deadband : -deadband)) * 0.003, -0.03, 0.03);
+    }
+
+    void upload_forensic(std::uint32_t frame) {
+        for (std::size_t i = 0; i < forensic_slots; ++i) {
+            if (forensic_frame[i] != frame) continue;
+            const auto file = encode_snapshot_file(forensic[i], w.get_schema(), 1);
+            internal::send_transfer(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
+            return;
+        }
+    }
+
+    // ---------------------------------------------------------------- simulation
+    void predict_record(std::uint32_t f, std::byte *r) {
+        for (std::size_t p = 0; p < players; ++p) {
+            std::byte *flag = r + p;
+            std::byte *in = r + players + p * isz;
+            const std::byte *last_in = last_confirmed.data() + players + p * isz;
+            if (static_cast<int>(p) == slot) {
+                *flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+                if (const std::byte *mine = local.get(f)) std::memcpy(in, mine, isz);
+                else internal::predict_input({last_in, isz}, cfg.no_repeat_mask, {in, isz});
+            } else {
+                *flag = have_last_confirmed ? (last_confirmed[p] & std::byte{static_cast<std::uint8_t>(slot_flags::present)})
+                                            : std::byte{0};
+                internal::predict_input({last_in, isz}, cfg.no_repeat_mask, {in, isz});
+            }
+        }
+    }
+
+    void simulate(std::uint32_t f) {
+        std::byte *r = used.put(f);
+        if (const std::byte *c = confirmed.get(f)) std::memcpy(r, c, rec);
+        else predict_record(f, r);
+        step(w, frame_inputs{f, players, isz, r, r + players});
+    }
+
+    void rollback() {
+        if (first_wrong == wire::no_frame) return;
+        const std::uint32_t from = first_wrong;
+        first_wrong = wire::no_frame;
+        if (from >= current) return;
+        if (auto r = ring.restore(w, from); !r) {
+            emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
+            return;
+        }
+        resimulating = true;
+        for (std::uint32_t f = from; f < current; ++f) {
+            if (f != from) ring.save(w, f);
+            simulate(f);
+        }
+        resimulating = false;
+        ++st.rollbacks;
+        st.resimulated += current - from;
+    }
+
+    void compute_checksums() {
+        if (cfg.checksum_interval == 0) {
+            next_checksum = confirmed_end;
+            return;
+        }
+        for (; next_checksum < confirmed_end && next_checksum + 1u <= current; ++next_checksum) {
+            const std::uint32_t f = next_checksum;
+            if (f % cfg.checksum_interval != 0) continue;
+            const std::size_t fs = f / std::max<std::uint32_t>(cfg.checksum_interval, 1u) % forensic_slots;
+            if (f + 1u == current) save(w, forensic[fs], f + 1u);
+            else if (const snapshot *s = ring.find(f + 1u)) forensic[fs] = *s;
+            else continue;
+            forensic_frame[fs] = f;
+            const std::uint64_t h = hash(forensic[fs]);
+            pending_checksum_frame = f;
+            pending_checksum = h;
+            checksum_sends = 3;
+            if (hash_cb) hash_cb(f, h);
+        }
+    }
+
+    bool tick(std::span<const std::byte> input) {
+        if (state != client_state::running) return false;
+        next_tick += period * (1.0 + rate_adj);
+        rollback();
+        compute_checksums();
+        if (slot < 0) { // spectator: confirmed frames only
+            if (current >= confirmed_end) return false;
+            advance();
+            return true;
+        }
+        // Signed on purpose: a client that is behind the confirmed frames (current <
+        // confirmed_end) is not predicting at all and must never stall.
+        if (current >= confirmed_end && current - confirmed_end >= cfg.prediction_window) {
+            ++st.stall_frames;
+            if (!stalled) emit(session_event_kind::wait_recommended, current, slot);
+            stalled = true;
+            send_inputs();
+            return false;
+        }
+        stalled = false;
+        for (; local_next <= current + cfg.input_delay; ++local_next) {
+            std::byte *dst = local.put(local_next);
+            const std::size_t n = std::min(isz, input.size());
+            std::memcpy(dst, input.data(), n);
+            std::memset(dst + n, 0, isz - n);
+        }
+        advance();
+        send_inputs();
+        return true;
+    }
+
+    void advance() {
+        if (corrupt) {
+            corrupt(w);
+            corrupt = nullptr;
+        }
+        ring.save(w, current);
+        simulate(current);
+        ++current;
+        st.current_frame = current;
+        compute_checksums();
+    }
+
+    void send_inputs() {
+        if (slot < 0) return;
+        const std::uint32_t end = local_next;
+        std::uint32_t first = std::max(server_ack_input, sync_frame);
+        if (end > wire::limits::max_frames_per_packet && first < end - wire::limits::max_frames_per_packet)
+            first = end - static_cast<std::uint32_t>(wire::limits::max_frames_per_packet);
+        window.clear();
+        std::uint32_t count = 0;
+        for (std::uint32_t f = first; f < end; ++f) {
+            const std::byte *in = local.get(f);
+            if (!in) { // not held any more: start after it
+                window.clear();
+                count = 0;
+                first = f + 1u;
+                continue;
+            }
+            window.insert(window.end(), in, in + isz);
+            ++count;
+        }
+        imsg.slot = static_cast<std::uint8_t>(slot);
+        imsg.ack_confirmed = confirmed_end;
+        imsg.first_frame = first;
+        imsg.count = static_cast<std::uint8_t>(count);
+        imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u; // never 0 (0 means "no echo")
+        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
+        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
+        if (checksum_sends > 0) --checksum_sends;
+        imsg.inputs.assign(window.begin(), window.end());
+        wire::encode(imsg, isz, {}, out);
+        send(wire::channel::inputs, out);
+    }
+
+    void poll(std::uint64_t t) {
+        now = t;
+        if (last_recv == 0) last_recv = t;
+        net.poll(t, *this);
+        if (state == client_state::running || state == client_state::loading) {
+            const std::uint64_t silent = now - last_recv;
+            if (!interrupted && silent >= cfg.interrupt_ms) {
+                interrupted = true;
+                emit(session_event_kind::network_interrupted, current, slot);
+            }
+            if (silent >= cfg.disconnect_ms) {
+                state = client_state::disconnected;
+                emit(session_event_kind::disconnected, current, slot, "server silent for " + std::to_string(silent) + " ms");
+                net.disconnect(0);
+            }
+        }
+        meter.update(now, st, bytes_in, bytes_out);
+        if (confirmed_expected > 0)
+            st.loss = 1.0 - std::min(1.0, static_cast<double>(confirmed_packets) / static_cast<double>(confirmed_expected));
+        net.flush();
+    }
+
+    bool should_tick(std::uint64_t t) {
+        now = std::max(now, t);
+        if (state != client_state::running) return false;
+        if (slot < 0) return current < confirmed_end && (static_cast<double>(t) >= next_tick || confirmed_end - current > 2u);
+        return static_cast<double>(t) >= next_tick;
+    }
+};
+
+client_session::client_session(session_config config, world &w, step_function step, transport &t, client_options options)
+    : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}
+client_session::~client_session() = default;
+
+void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
+bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
+bool client_session::tick(std::span<const std::byte> input) { return impl_->tick(input); }
+bool client_session::next_event(session_event &out) {
+    if (impl_->events.empty()) return false;
+    out = std::move(impl_->events.front());
+    impl_->events.pop_front();
+    return true;
+}
+void client_session::leave() {
+    std::vector<std::byte> out;
+    wire::encode(wire::bye_msg{0}, out);
+    impl_->send(wire::channel::control, out);
+    impl_->net.flush();
+    impl_->net.disconnect(0);
+    impl_->state = client_state::disconnected;
+}
+client_state client_session::state() const noexcept { return impl_->state; }
+const session_stats &client_session::stats() const noexcept { return impl_->st; }
+int client_session::slot() const noexcept { return impl_->slot; }
+std::uint32_t client_session::current_frame() const noexcept { return impl_->current; }
+std::uint32_t client_session::confirmed_frame() const noexcept { return impl_->confirmed_end; }
+bool client_session::is_resimulating() const noexcept { return impl_->resimulating; }
+std::uint64_t client_session::reconnect_token() const noexcept { return impl_->token; }
+void client_session::on_confirmed_hash(std::function<void(std::uint32_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
+void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }
+
+} // namespace retcon

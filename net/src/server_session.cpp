@@ -1,0 +1,498 @@
+#include <retcon/net/server_session.hpp>
+
+#include <retcon/snapshot/diff.hpp>
+#include <retcon/snapshot/file.hpp>
+#include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/image.hpp>
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+
+#include "session_common.hpp"
+
+namespace retcon {
+
+namespace {
+constexpr std::uint32_t far_future_frames = 1024; // inputs further ahead than this are hostile
+constexpr std::size_t margin_samples = 30;
+} // namespace
+
+struct server_session::impl final : transport_handler {
+    struct conn {
+        peer_id peer = no_peer;
+        bool active = false; // handshake done
+        int slot = -1;       // -1: spectator (when active)
+        std::string name;
+        std::uint64_t last_recv = 0;
+        bool interrupted = false;
+        std::uint32_t ack_confirmed = 0;
+        std::uint32_t sync_frame = 0;
+        std::uint32_t recv_high = 0;
+        internal::frame_ring inputs;
+        std::array<std::int16_t, margin_samples> margins{};
+        std::size_t margin_count = 0, margin_next = 0;
+        std::uint32_t echo_time = 0;
+        std::uint64_t echo_at = 0;
+        session_stats st;
+        internal::rate_meter meter;
+        std::uint64_t bytes_in = 0, bytes_out = 0;
+        std::uint32_t packets_in_second = 0;
+        std::uint64_t second_start = 0;
+        std::uint32_t uploads = 0;
+        std::uint32_t awaiting_upload = wire::no_frame;
+        std::uint32_t last_checksum_frame = wire::no_frame;
+        internal::transfer_receiver upload{0};
+    };
+
+    session_config cfg;
+    world &w;
+    step_function step;
+    transport &net;
+    server_options opt;
+
+    std::size_t players, isz, rec;
+    double period;
+    bool started = false;
+    std::uint64_t t0 = 0;
+    std::uint32_t f0 = 0;
+    std::uint32_t next_frame = 0;
+    std::uint64_t now = 0;
+
+    std::map<peer_id, conn> conns;
+    std::vector<peer_id> slot_owner;
+    std::vector<std::uint32_t> join_frame;
+    std::vector<std::uint64_t> slot_token;
+    std::vector<std::byte> last_input;
+    internal::frame_ring history;
+    internal::frame_ring hashes;
+    std::vector<snapshot> forensic;
+    std::vector<std::uint32_t> forensic_frame;
+    snapshot scratch;
+    std::deque<session_event> events;
+    confirmed_frame_fn recorder;
+    std::mt19937_64 token_rng{std::random_device{}()};
+    std::uint32_t transfer_id = 1;
+
+    std::vector<std::byte> out;
+    std::vector<std::byte> frames_buf;
+    wire::input_msg imsg;
+    wire::confirmed_msg cmsg;
+    bool ended = false;
+
+    impl(session_config c, world &wr, step_function s, transport &t, server_options o)
+        : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)} {
+        players = cfg.max_players;
+        isz = cfg.input_size;
+        rec = players * (1u + isz);
+        period = 1000.0 / cfg.tick_hz;
+        slot_owner.assign(players, no_peer);
+        join_frame.assign(players, 0);
+        slot_token.assign(players, 0);
+        last_input.assign(players * isz, std::byte{0});
+        history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
+        hashes.reset(1024, 8);
+        forensic.resize(std::max<std::uint32_t>(opt.forensic_frames, 1u));
+        forensic_frame.assign(forensic.size(), wire::no_frame);
+        cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
+    }
+
+    void emit(session_event_kind k, std::uint32_t frame, int s = -1, std::string text = {}) {
+        events.push_back(session_event{k, frame, s, std::move(text)});
+    }
+
+    void send(conn &c, wire::channel ch, std::span<const std::byte> data) {
+        c.bytes_out += data.size();
+        net.send(c.peer, ch, data);
+    }
+
+    double deadline(std::uint32_t f) const { return static_cast<double>(t0) + (static_cast<double>(f) - f0) * period; }
+
+    // ---------------------------------------------------------------- connections
+    void on_connect(peer_id peer) override {
+        conn &c = conns[peer];
+        c.peer = peer;
+        c.last_recv = now;
+        c.second_start = now;
+        c.inputs.reset(far_future_frames, isz);
+        c.upload = internal::transfer_receiver{opt.max_upload_bytes};
+    }
+
+    void on_disconnect(peer_id peer) override { drop(peer, "connection closed", false); }
+
+    void drop(peer_id peer, const std::string &why, bool kick) {
+        const auto it = conns.find(peer);
+        if (it == conns.end()) return;
+        conn &c = it->second;
+        if (c.active && c.slot >= 0) {
+            slot_owner[static_cast<std::size_t>(c.slot)] = no_peer;
+            emit(session_event_kind::player_left, next_frame, c.slot, why);
+        }
+        emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
+        if (kick) net.disconnect(peer);
+        conns.erase(it);
+    }
+
+    void hostile(conn &c, const std::string &why) { drop(c.peer, "disconnected: " + why, true); }
+
+    void reject(conn &c, wire::reject_reason reason, const std::string &text) {
+        wire::reject_msg m{reason, text};
+        wire::encode(m, out);
+        send(c, wire::channel::control, out);
+        net.flush();
+        drop(c.peer, "rejected: " + text, true);
+    }
+
+    void send_snapshot(conn &c) {
+        save(w, scratch, next_frame);
+        const auto file = encode_snapshot_file(scratch, w.get_schema(), 1);
+        internal::send_transfer(transfer_id++, next_frame, file,
+                                [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
+        c.sync_frame = next_frame;
+        c.ack_confirmed = next_frame;
+    }
+
+    void handle_hello(conn &c, std::span<const std::byte> data) {
+        wire::hello_msg h;
+        if (!wire::decode(data, h)) return hostile(c, "malformed hello");
+        if (c.active) return; // duplicate hello: ignored
+        if (h.version != wire::protocol_version)
+            return reject(c, wire::reject_reason::protocol, "protocol version " + std::to_string(h.version) +
+                                                                ", server speaks " + std::to_string(wire::protocol_version));
+        if (h.schema_hash != w.schema_hash())
+            return reject(c, wire::reject_reason::schema, "world schema differs from the server's (different game build?)");
+        if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)
+            return reject(c, wire::reject_reason::input, "input layout differs from the server's");
+        if (h.content_version != cfg.content_version)
+            return reject(c, wire::reject_reason::content, "content version " + std::to_string(h.content_version) +
+                                                               ", server has " + std::to_string(cfg.content_version));
+        if (h.tick_hz != cfg.tick_hz)
+            return reject(c, wire::reject_reason::tick, "tick rate " + std::to_string(h.tick_hz) + " Hz, server runs " +
+                                                            std::to_string(cfg.tick_hz) + " Hz");
+        int slot = -1;
+        if (!h.spectator) {
+            if (h.reconnect_token != 0) {
+                for (std::size_t s = 0; s < players; ++s)
+                    if (slot_token[s] == h.reconnect_token && slot_owner[s] == no_peer) slot = static_cast<int>(s);
+                if (slot < 0) return reject(c, wire::reject_reason::token, "reconnect token unknown or its slot is taken");
+            } else {
+                for (std::size_t s = 0; s < players && slot < 0; ++s)
+                    if (slot_owner[s] == no_peer && slot_token[s] == 0) slot = static_cast<int>(s);
+                for (std::size_t s = 0; s < players && slot < 0; ++s) // reuse an abandoned slot
+                    if (slot_owner[s] == no_peer) slot = static_cast<int>(s);
+                if (slot < 0) return reject(c, wire::reject_reason::full, "the match is full");
+            }
+        }
+        c.active = true;
+        c.slot = slot;
+        c.name = h.name;
+        wire::welcome_msg m;
+        m.max_players = static_cast<std::uint8_t>(players);
+        m.input_delay = cfg.input_delay;
+        m.tick_hz = cfg.tick_hz;
+        m.server_frame = next_frame;
+        if (slot >= 0) {
+            const auto s = static_cast<std::size_t>(slot);
+            slot_owner[s] = c.peer;
+            join_frame[s] = next_frame;
+            if (slot_token[s] == 0 || h.reconnect_token == 0) slot_token[s] = token_rng() | 1u;
+            std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
+            m.slot = static_cast<std::uint8_t>(slot);
+            m.token = slot_token[s];
+        }
+        c.recv_high = next_frame;
+        wire::encode(m, out);
+        send(c, wire::channel::control, out);
+        send_snapshot(c);
+        if (slot >= 0) emit(session_event_kind::player_joined, next_frame, slot, c.name);
+    }
+
+    void handle_input(conn &c, std::span<const std::byte> data) {
+        if (!c.active) return hostile(c, "input before the handshake");
+        if (!wire::decode(data, isz, {}, imsg)) return hostile(c, "malformed input packet");
+        if (c.slot < 0 || imsg.slot != c.slot)
+            return hostile(c, "input claimed for slot " + std::to_string(imsg.slot) + ", this client holds " +
+                                  std::to_string(c.slot));
+        if (imsg.first_frame + imsg.count > next_frame + far_future_frames)
+            return hostile(c, "input for frame " + std::to_string(imsg.first_frame) + ", far beyond server frame " +
+                                  std::to_string(next_frame));
+        for (std::uint32_t k = 0; k < imsg.count; ++k) {
+            const std::uint32_t f = imsg.first_frame + k;
+            if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
+                const double margin = deadline(f) - static_cast<double>(now);
+                c.margins[c.margin_next] = static_cast<std::int16_t>(std::clamp(margin, -30000.0, 30000.0));
+                c.margin_next = (c.margin_next + 1) % margin_samples;
+                c.margin_count = std::min(c.margin_count + 1, margin_samples);
+                c.recv_high = f + 1u;
+            }
+            if (f < next_frame || c.inputs.has(f)) continue;
+            std::memcpy(c.inputs.put(f), imsg.inputs.data() + std::size_t{k} * isz, isz);
+        }
+        c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
+        c.echo_time = imsg.client_time_ms;
+        c.echo_at = now;
+        if (imsg.checksum_frame != wire::no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
+    }
+
+    void check_hash(conn &c, std::uint32_t frame, std::uint64_t h) {
+        if (c.last_checksum_frame != wire::no_frame && frame <= c.last_checksum_frame) return;
+        const std::byte *mine = hashes.get(frame);
+        if (!mine || frame < c.sync_frame) return;
+        c.last_checksum_frame = frame;
+        std::uint64_t expected;
+        std::memcpy(&expected, mine, 8);
+        if (expected == h) return;
+        ++c.st.desyncs;
+        const bool can_upload = c.uploads < opt.max_uploads_per_client;
+        if (can_upload) {
+            ++c.uploads;
+            c.awaiting_upload = frame;
+            c.upload.reset();
+        } else {
+            emit(session_event_kind::desync_detected, frame, c.slot, "checksum mismatch (upload quota used; not diffed)");
+        }
+        wire::desync_msg m{frame, ""};
+        wire::encode(m, out);
+        send(c, wire::channel::control, out);
+        send_snapshot(c); // resynchronise at once
+    }
+
+    void handle_upload(conn &c, std::span<const std::byte> data) {
+        wire::snapshot_chunk_msg m;
+        if (!wire::decode(data, m)) return hostile(c, "malformed snapshot chunk");
+        if (c.awaiting_upload == wire::no_frame || m.frame != c.awaiting_upload)
+            return hostile(c, "unrequested snapshot upload");
+        if (!c.upload.add(m)) return hostile(c, "inconsistent or oversized snapshot upload");
+        if (!c.upload.complete()) return;
+        const std::uint32_t frame = c.awaiting_upload;
+        c.awaiting_upload = wire::no_frame;
+        auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by slot " + std::to_string(c.slot));
+        c.upload.reset();
+        std::string names;
+        const snapshot *own = nullptr;
+        for (std::size_t i = 0; i < forensic.size(); ++i)
+            if (forensic_frame[i] == frame) own = &forensic[i];
+        if (!theirs) names = "client snapshot unreadable: " + theirs.message();
+        else if (!own) names = "server snapshot of that frame no longer held";
+        else {
+            auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
+            if (d) {
+                for (const auto &p : d->pools) {
+                    names += (names.empty() ? "" : ", ") + p.pool;
+                    if (!p.entities.empty() && !p.entities.front().fields.empty())
+                        names += "." + p.entities.front().fields.front().field;
+                }
+                if (!d->entity_table.empty()) names += std::string(names.empty() ? "" : ", ") + "entities";
+                if (d->groups_differ) names += std::string(names.empty() ? "" : ", ") + "groups";
+                if (!d->resources.empty()) names += std::string(names.empty() ? "" : ", ") + "resources";
+            }
+            if (!opt.forensics_dir.empty()) {
+                const auto stem = "desync-slot" + std::to_string(c.slot) + "-frame" + std::to_string(frame);
+                (void)write_snapshot_file(opt.forensics_dir / (stem + "-server.rcs"), *own, w.get_schema());
+                (void)write_snapshot_file(opt.forensics_dir / (stem + "-client.rcs"), theirs->image, theirs->schema);
+            }
+        }
+        if (names.empty()) names = "no difference found in the uploaded snapshot";
+        emit(session_event_kind::desync_detected, frame, c.slot, names);
+        wire::desync_msg dm{frame, names};
+        wire::encode(dm, out);
+        send(c, wire::channel::control, out);
+    }
+
+    void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
+        const auto it = conns.find(peer);
+        if (it == conns.end()) return;
+        conn &c = it->second;
+        c.bytes_in += data.size();
+        c.last_recv = now;
+        if (c.interrupted) {
+            c.interrupted = false;
+            emit(session_event_kind::network_resumed, next_frame, c.slot);
+        }
+        if (now - c.second_start >= 1000) {
+            c.second_start = now;
+            c.packets_in_second = 0;
+        }
+        if (++c.packets_in_second > opt.max_packets_per_second) return hostile(c, "packet flood");
+        if (ch == wire::channel::inputs && data.size() > wire::limits::max_packet)
+            return hostile(c, "oversized packet (" + std::to_string(data.size()) + " bytes)");
+        const auto kind = static_cast<wire::message_kind>(wire::peek_kind(data));
+        switch (kind) {
+        case wire::message_kind::hello:
+            if (ch != wire::channel::control) return hostile(c, "hello on the wrong channel");
+            return handle_hello(c, data);
+        case wire::message_kind::input:
+            if (ch != wire::channel::inputs) return hostile(c, "input on the wrong channel");
+            return handle_input(c, data);
+        case wire::message_kind::snapshot_chunk:
+            if (ch != wire::channel::snapshots) return hostile(c, "snapshot chunk on the wrong channel");
+            return handle_upload(c, data);
+        case wire::message_kind::bye: return drop(peer, "left the match", true);
+        default: return hostile(c, "unexpected message kind " + std::to_string(static_cast<int>(kind)));
+        }
+    }
+
+    // ---------------------------------------------------------------- frames
+    std::int16_t margin_of(const conn &c) const {
+        if (c.margin_count == 0) return 0;
+        std::array<std::int16_t, margin_samples> m = c.margins;
+        std::sort(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(c.margin_count));
+        return m[c.margin_count / 10]; // ~10th percentile: most inputs arrive at least this early
+    }
+
+    void tick() {
+        const std::uint32_t f = next_frame;
+        std::byte *r = history.put(f);
+        for (std::size_t s = 0; s < players; ++s) {
+            std::byte &flag = r[s];
+            std::byte *in = r + players + s * isz;
+            std::byte *last = last_input.data() + s * isz;
+            const auto owner = slot_owner[s];
+            const auto it = owner == no_peer ? conns.end() : conns.find(owner);
+            if (it == conns.end() || f < join_frame[s]) {
+                flag = std::byte{0};
+                std::memset(in, 0, isz);
+                continue;
+            }
+            conn &c = it->second;
+            if (const std::byte *got = c.inputs.get(f)) {
+                std::memcpy(in, got, isz);
+                flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+            } else {
+                internal::predict_input({last, isz}, cfg.no_repeat_mask, {in, isz});
+                flag = std::byte{static_cast<std::uint8_t>(static_cast<std::uint8_t>(slot_flags::present) |
+                                                           static_cast<std::uint8_t>(slot_flags::replaced))};
+                ++c.st.replaced_inputs;
+            }
+            std::memcpy(last, in, isz);
+        }
+        const frame_inputs fi{f, players, isz, r, r + players};
+        step(w, fi);
+        const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
+        std::uint64_t h = 0;
+        if (checksum || recorder) h = hash(w);
+        if (checksum) {
+            std::memcpy(hashes.put(f), &h, 8);
+            const std::size_t k = (f / cfg.checksum_interval) % forensic.size();
+            save(w, forensic[k], f + 1u);
+            forensic_frame[k] = f;
+        }
+        if (recorder) recorder(fi, w, h);
+        ++next_frame;
+        broadcast();
+    }
+
+    void broadcast() {
+        for (auto &[peer, c] : conns) {
+            if (!c.active) continue;
+            std::uint32_t first = std::max(c.ack_confirmed, c.sync_frame);
+            if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
+                send_snapshot(c);
+                first = c.sync_frame;
+            }
+            const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, wire::limits::max_frames_per_packet);
+            cmsg.first_frame = first;
+            cmsg.count = static_cast<std::uint8_t>(count);
+            cmsg.players = static_cast<std::uint8_t>(players);
+            cmsg.server_frame = next_frame;
+            cmsg.base = first > c.sync_frame && history.has(first - 1u) ? 1 : 0;
+            cmsg.frames.clear();
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const std::byte *r = history.get(first + k);
+                cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
+            }
+            std::uint32_t ack = next_frame;
+            while (c.inputs.has(ack)) ++ack;
+            cmsg.ack_input = ack;
+            cmsg.margin_ms = margin_of(c);
+            c.st.margin_ms = cmsg.margin_ms;
+            cmsg.echo_time_ms = c.echo_time;
+            cmsg.hold_ms = static_cast<std::uint16_t>(std::min<std::uint64_t>(now - c.echo_at, 65535u));
+            const std::byte *base = cmsg.base ? history.get(first - 1u) : nullptr;
+            wire::encode(cmsg, isz, base ? std::span<const std::byte>(base, rec) : std::span<const std::byte>{}, out);
+            send(c, wire::channel::inputs, out);
+            c.st.current_frame = next_frame;
+            c.st.confirmed_frame = c.ack_confirmed;
+            ++c.st.confirmed_frames;
+        }
+        net.flush();
+    }
+
+    void poll(std::uint64_t t) {
+        now = t;
+        if (!started) {
+            started = true;
+            t0 = t;
+            f0 = next_frame;
+        }
+        net.poll(t, *this);
+        std::vector<peer_id> silent;
+        for (auto &[peer, c] : conns) {
+            const std::uint64_t quiet = now - c.last_recv;
+            if (!c.interrupted && quiet >= cfg.interrupt_ms) {
+                c.interrupted = true;
+                emit(session_event_kind::network_interrupted, next_frame, c.slot);
+            }
+            if (quiet >= cfg.disconnect_ms) silent.push_back(peer);
+            const auto ts = net.peer_stats(peer);
+            if (ts.rtt_ms) {
+                c.st.rtt_ms = ts.rtt_ms;
+                c.st.jitter_ms = ts.rtt_variance_ms;
+                c.st.loss = ts.packet_loss;
+            }
+            c.meter.update(now, c.st, c.bytes_in, c.bytes_out);
+        }
+        for (const auto p : silent) drop(p, "silent for " + std::to_string(cfg.disconnect_ms) + " ms", true);
+    }
+};
+
+server_session::server_session(session_config config, world &w, step_function step, transport &t, server_options options)
+    : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}
+server_session::~server_session() = default;
+
+void server_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
+bool server_session::should_tick(std::uint64_t now_ms) const {
+    return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
+}
+void server_session::tick() { impl_->tick(); }
+bool server_session::next_event(session_event &out) {
+    if (impl_->events.empty()) return false;
+    out = std::move(impl_->events.front());
+    impl_->events.pop_front();
+    return true;
+}
+void server_session::end_match() {
+    std::vector<std::byte> out;
+    wire::encode(wire::bye_msg{1}, out);
+    for (auto &[peer, c] : impl_->conns) impl_->send(c, wire::channel::control, out);
+    impl_->net.flush();
+    for (auto &[peer, c] : impl_->conns) impl_->net.disconnect(peer);
+    impl_->ended = true;
+}
+std::uint32_t server_session::frame() const noexcept { return impl_->next_frame; }
+int server_session::players() const noexcept {
+    return static_cast<int>(std::count_if(impl_->slot_owner.begin(), impl_->slot_owner.end(), [](peer_id p) { return p != no_peer; }));
+}
+session_stats server_session::client_stats(int slot) const {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->players) return {};
+    const auto owner = impl_->slot_owner[static_cast<std::size_t>(slot)];
+    const auto it = impl_->conns.find(owner);
+    return it == impl_->conns.end() ? session_stats{} : it->second.st;
+}
+session_stats server_session::totals() const {
+    session_stats t;
+    for (const auto &[peer, c] : impl_->conns) {
+        t.replaced_inputs += c.st.replaced_inputs;
+        t.desyncs += c.st.desyncs;
+        t.bytes_in_per_s += c.st.bytes_in_per_s;
+        t.bytes_out_per_s += c.st.bytes_out_per_s;
+    }
+    t.current_frame = impl_->next_frame;
+    return t;
+}
+void server_session::on_confirmed(confirmed_frame_fn fn) { impl_->recorder = std::move(fn); }
+
+} // namespace retcon

@@ -1,0 +1,110 @@
+#ifndef RETCON_TESTS_TEST_GAME_HPP
+#define RETCON_TESTS_TEST_GAME_HPP
+
+// A tiny deterministic game for netcode tests: each present player steers a ship; firing
+// spawns bullets that expire; players who leave lose their ship. Integer maths only.
+#include <retcon/net.hpp>
+
+#include <cstdint>
+
+namespace retcon::test {
+
+struct game_input {
+    std::int8_t dx;
+    std::int8_t dy;
+    std::uint8_t fire;
+    std::uint8_t pad;
+};
+RETCON_COMPONENT(game_input, dx, dy, fire, pad);
+
+struct ship_pos {
+    std::int32_t x, y;
+};
+RETCON_COMPONENT(ship_pos, x, y);
+
+struct bullet {
+    std::int32_t vx, vy;
+    std::uint32_t ttl;
+    std::uint32_t owner;
+};
+RETCON_COMPONENT(bullet, vx, vy, ttl, owner);
+
+struct ships {
+    entity of[8];
+    std::uint32_t score[8];
+};
+RETCON_RESOURCE(ships, of, score);
+
+inline schema game_schema() {
+    schema s;
+    s.component<ship_pos>().component<bullet>().resource<ships>();
+    return s;
+}
+
+inline session_config game_config(std::uint8_t players) {
+    auto c = make_session_config<game_input>(players);
+    c.no_repeat_mask = {0, 0, 1, 0}; // fire is edge-triggered: never repeated by prediction
+    return c;
+}
+
+inline void init_game(world &w) {
+    ships s{};
+    for (auto &e : s.of) e = null_entity;
+    w.set_resource<ships>(s);
+}
+
+inline void step_game(world &w, const frame_inputs &in) {
+    auto &s = w.resource<ships>();
+    for (std::size_t p = 0; p < in.players() && p < 8; ++p) {
+        entity &ship = s.of[p];
+        if (!in.present(p)) {
+            if (ship != null_entity && w.valid(ship)) w.destroy(ship);
+            ship = null_entity;
+            continue;
+        }
+        if (ship == null_entity) {
+            ship = w.create();
+            w.emplace<ship_pos>(ship, static_cast<std::int32_t>(p) * 100, 0);
+        }
+        const auto i = in.get<game_input>(p);
+        auto &pos = w.get<ship_pos>(ship);
+        pos.x += i.dx;
+        pos.y += i.dy;
+        if (i.fire) {
+            const auto b = w.create();
+            w.emplace<ship_pos>(b, pos.x, pos.y);
+            w.emplace<bullet>(b, static_cast<std::int32_t>(i.dx) * 3, static_cast<std::int32_t>(i.dy) * 3 + 1, 30u,
+                              static_cast<std::uint32_t>(p));
+        }
+    }
+    // Destroying the visited entity inside each() is allowed (the walk goes backwards).
+    w.view<ship_pos, bullet>().each([&](entity e, ship_pos &p, bullet &b) {
+        p.x += b.vx;
+        p.y += b.vy;
+        if (--b.ttl == 0) {
+            ++s.score[b.owner % 8];
+            w.destroy(e);
+        }
+    });
+}
+
+/// @brief A seeded bot: changes direction now and then, fires sometimes.
+struct bot {
+    std::uint64_t state;
+    game_input current{};
+    game_input next() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        if (state % 16 == 0) {
+            current.dx = static_cast<std::int8_t>(static_cast<int>(state >> 8 & 3u) - 1);
+            current.dy = static_cast<std::int8_t>(static_cast<int>(state >> 16 & 3u) - 1);
+        }
+        current.fire = (state >> 24) % 20 == 0 ? 1 : 0;
+        return current;
+    }
+};
+
+} // namespace retcon::test
+
+#endif
