@@ -39,10 +39,9 @@ public:
         release_enet();
     }
 
-    void add_pending_server(ENetPeer *peer) {
-        configure(peer);
-        pending_ = peer;
-    }
+    // Not configured here: ENet drops a connection whose peer gets a throttle command while
+    // it is still connecting. It is configured on its CONNECT event like every other peer.
+    void add_pending_server(ENetPeer *peer) { pending_ = peer; }
 
     void send(peer_id id, wire::channel ch, std::span<const std::byte> data) override {
         const auto it = peers_.find(id);

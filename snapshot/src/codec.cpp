@@ -39,14 +39,7 @@ void compress_impl(std::span<const std::byte> src, std::span<const std::byte> pr
 
 result<void> decompress_impl(std::span<const std::byte> src, std::span<const std::byte> prefix,
                              std::span<std::byte> dst, const std::string &what) {
-    const unsigned long long declared = ZSTD_getFrameContentSize(src.data(), src.size());
-    if (declared == ZSTD_CONTENTSIZE_ERROR)
-        return {errc::decompress, what + ": not a zstd frame (" + std::to_string(src.size()) + " bytes)"};
-    if (declared == ZSTD_CONTENTSIZE_UNKNOWN)
-        return {errc::decompress, what + ": zstd frame does not declare its content size"};
-    if (declared != dst.size())
-        return {errc::too_large, what + ": zstd frame declares " + std::to_string(declared) + " bytes, expected " +
-                                     std::to_string(dst.size())};
+    if (auto r = check_content_size(src, dst.size(), what); !r) return r;
     ZSTD_DCtx *d = dctx();
     ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters);
     if (!prefix.empty()) ZSTD_DCtx_refPrefix(d, prefix.data(), prefix.size());
@@ -58,6 +51,18 @@ result<void> decompress_impl(std::span<const std::byte> src, std::span<const std
     return {};
 }
 } // namespace
+
+result<void> check_content_size(std::span<const std::byte> src, std::uint64_t expected, const std::string &what) {
+    const unsigned long long declared = ZSTD_getFrameContentSize(src.data(), src.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR)
+        return {errc::decompress, what + ": not a zstd frame (" + std::to_string(src.size()) + " bytes)"};
+    if (declared == ZSTD_CONTENTSIZE_UNKNOWN)
+        return {errc::decompress, what + ": zstd frame does not declare its content size"};
+    if (declared != expected)
+        return {errc::too_large, what + ": zstd frame declares " + std::to_string(declared) + " bytes, expected " +
+                                     std::to_string(expected)};
+    return {};
+}
 
 void compress(std::span<const std::byte> src, int level, std::vector<std::byte> &out) {
     compress_impl(src, {}, level, out);

@@ -6,7 +6,9 @@
 #include <retcon/snapshot/error.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace retcon::internal {
@@ -14,6 +16,11 @@ namespace retcon::internal {
 /// @brief Compresses @p src at @p level into @p out (replacing its contents). A thread-local
 /// compression context is reused between calls.
 void compress(std::span<const std::byte> src, int level, std::vector<std::byte> &out);
+
+/// @brief Checks that @p src starts a zstd frame declaring exactly @p expected bytes of content.
+/// Readers call it before allocating the output, so a forged size field cannot make them
+/// allocate (and zero) up to the size limit for a few bytes of input.
+result<void> check_content_size(std::span<const std::byte> src, std::uint64_t expected, const std::string &what);
 
 /// @brief Decompresses one zstd frame into exactly @p dst.size() bytes. The frame must declare
 /// that content size up front (so a bomb is refused before any output is written) and must

@@ -109,6 +109,11 @@ result<snapshot_file> parse_snapshot_file(std::span<const std::byte> bytes, cons
                      at(name, r.offset()) + "compressed image should be " + std::to_string(compressed_size) +
                          " bytes, the file has " + std::to_string(r.remaining()) + " left"};
     auto compressed = r.bytes(compressed_size);
+    // The zstd frame must declare the same size before the image buffer is allocated (a forged
+    // header must not make the reader allocate up to the limit).
+    if (auto c = internal::check_content_size(compressed, image_size, at(name, file_header_size + schema_size) + "image");
+        !c)
+        return c.err();
 
     snapshot_file out;
     out.schema = std::move(*sch);

@@ -105,22 +105,33 @@ hash64 hash(const world &w) {
     return scratch.world;
 }
 
-world_hashes section_hashes(const snapshot &s) {
-    world_hashes out;
-    auto v = parse_image(s.bytes());
-    if (!v) return out; // not a well-formed image: all zero, never equal to a real world's hashes
-    const image_header &h = v->header;
-    out.entities = hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, v->entities.data());
+void section_hashes(const snapshot &s, world_hashes &out) {
+    thread_local image_view v; // reused: hashing a snapshot does not allocate in steady state
+    out.world = out.entities = out.groups = out.resources = 0;
+    out.pools.clear(); // keeps its capacity
+    if (!parse_image(s.bytes(), {}, v)) return; // not a well-formed image: all zero
+    const image_header &h = v.header;
+    out.entities = hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, v.entities.data());
     out.pools.resize(h.pool_count);
     for (std::size_t i = 0; i < h.pool_count; ++i)
-        out.pools[i] = hash_pool(v->pool_counts[i], v->owners[i].data(), v->payloads[i].data(), v->payloads[i].size());
-    out.groups = xxh3(std::as_bytes(v->group_lengths));
-    out.resources = xxh3(v->resources);
+        out.pools[i] = hash_pool(v.pool_counts[i], v.owners[i].data(), v.payloads[i].data(), v.payloads[i].size());
+    out.groups = xxh3(std::as_bytes(v.group_lengths));
+    out.resources = xxh3(v.resources);
     combine(out);
+}
+
+world_hashes section_hashes(const snapshot &s) {
+    world_hashes out;
+    section_hashes(s, out);
     return out;
 }
 
-hash64 hash(const snapshot &s) { return section_hashes(s).world; }
+hash64 hash(const snapshot &s) {
+    thread_local world_hashes scratch;
+    section_hashes(s, scratch);
+    return scratch.world;
+}
+
 
 std::vector<std::string> world_hashes::diverging(const world_hashes &other, const schema &s) const {
     std::vector<std::string> out;

@@ -186,6 +186,10 @@ result<image_view> parse_image(std::span<const std::byte> image, std::span<const
     return v;
 }
 
+result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes, image_view &out) {
+    return parse_into(image, element_sizes, out);
+}
+
 result<void> validate_image(const world &w, std::span<const std::byte> image) {
     image_view &v = restore_scratch;
     if (auto r = parse_into(image, element_sizes_of(w), v); !r) return r;

@@ -351,6 +351,16 @@ struct replay_reader::impl {
         return {};
     }
 
+    /// Checks that the zstd frame of the chunk at @p offset declares @p raw bytes, before a
+    /// buffer of that size is allocated (a forged raw size must not allocate up to the limit).
+    result<void> check_chunk_size(std::uint64_t offset, std::size_t raw) const {
+        internal::byte_reader r{std::span<const std::byte>(bytes).subspan(offset), offset};
+        r.bytes(20); // magic, kind, reserved, frame, count
+        const auto stored = r.u32();
+        r.bytes(16); // raw size, header check, checksum
+        return internal::check_content_size(r.bytes(stored), raw, where(name, offset + chunk_header_size) + "chunk");
+    }
+
     result<void> keyframe_image(std::size_t index, snapshot &out) const {
         if (index >= keyframes.size()) return {errc::not_found, name + ": no keyframe " + std::to_string(index)};
         std::size_t first = index;
@@ -358,6 +368,10 @@ struct replay_reader::impl {
         if (cached_index != ~std::size_t{0} && cached_index <= index && cached_index >= first) first = cached_index;
         else {
             const auto &k = keyframes[first];
+            if (auto r = check_chunk_size(k.offset, k.image_bytes); !r) {
+                cached_index = ~std::size_t{0};
+                return r;
+            }
             if (auto r = decode_chunk(k.offset, {cached.prepare(k.image_bytes), k.image_bytes}); !r) {
                 cached_index = ~std::size_t{0};
                 return r;
@@ -369,6 +383,10 @@ struct replay_reader::impl {
         snapshot next;
         for (std::size_t i = first + 1; i <= index; ++i) {
             const auto &k = keyframes[i];
+            if (auto r = check_chunk_size(k.offset, k.image_bytes); !r) {
+                cached_index = ~std::size_t{0};
+                return r;
+            }
             delta.resize(k.image_bytes);
             if (auto r = decode_chunk(k.offset, delta); !r) {
                 cached_index = ~std::size_t{0};
@@ -539,6 +557,7 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
                                                 " frames in " + std::to_string(raw_size) + " bytes"};
             if (p->records.size() + raw_size > limits.max_image_bytes)
                 return error{errc::too_large, where(name, pos) + "decoded frames exceed the limit"};
+            if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
             raw.resize(raw_size);
             if (auto d = p->decode_chunk(pos, raw); !d) return d.err();
             p->records.insert(p->records.end(), raw.begin(), raw.end());
@@ -547,6 +566,14 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             break;
         }
         case chunk_kind::index: {
+            if (all.size() - end < trailer_size) {
+                // The writer stopped between the seek index and the trailer: the chunks before
+                // the index are intact, so this reads like any other cut-short file.
+                p->truncation = "file ends inside the trailer at byte " + std::to_string(end);
+                pos = all.size();
+                continue;
+            }
+            if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
             raw.resize(raw_size);
             if (auto d = p->decode_chunk(pos, raw); !d) return d.err();
             internal::byte_reader ix{raw, pos};

@@ -35,6 +35,10 @@ struct ships {
 };
 RETCON_RESOURCE(ships, of, score);
 
+/// @brief A tag only some tests add to the schema (to make it differ).
+struct marker_for_schema_test {};
+RETCON_TAG(marker_for_schema_test);
+
 inline schema game_schema() {
     schema s;
     s.component<ship_pos>().component<bullet>().resource<ships>();

@@ -57,6 +57,9 @@ void section_hashes(const world &w, world_hashes &out);
 /// all zero if @p s is not a well-formed image.
 [[nodiscard]] world_hashes section_hashes(const snapshot &s);
 
+/// @brief section_hashes(snapshot) into @p out, reusing its storage.
+void section_hashes(const snapshot &s, world_hashes &out);
+
 } // namespace retcon
 
 #endif

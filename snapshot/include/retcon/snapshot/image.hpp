@@ -137,6 +137,10 @@ struct image_view {
  */
 result<image_view> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes = {});
 
+/// @brief parse_image into a caller-owned view whose vectors are reused (no allocation once
+/// they have grown to the pool count).
+result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes, image_view &out);
+
 } // namespace retcon
 
 #endif
