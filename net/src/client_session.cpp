@@ -55,6 +55,7 @@ struct client_session::impl final : transport_handler {
     double rate_adj = 0;
     std::uint64_t cooldown_until = 0;
     std::uint64_t last_recv = 0;
+    std::uint64_t last_ack_sent = 0;
     bool interrupted = false;
     bool have_rtt = false;
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
@@ -150,11 +151,17 @@ struct client_session::impl final : transport_handler {
         }
         case wire::message_kind::confirmed: handle_confirmed(data); return;
         case wire::message_kind::desync: {
+            // First notice (no names yet): upload our copy of that frame so the server can diff
+            // it. Second notice: the names of what diverged, for the game.
             wire::desync_msg m;
             if (!wire::decode(data, m)) return;
-            ++st.desyncs;
-            emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
-            upload_forensic(m.frame);
+            if (m.diverging.empty()) {
+                ++st.desyncs;
+                if (!upload_forensic(m.frame))
+                    emit(session_event_kind::desync_detected, m.frame, slot, "no local snapshot of that frame to compare");
+            } else {
+                emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
+            }
             return;
         }
         case wire::message_kind::bye: {
@@ -281,13 +288,14 @@ struct client_session::impl final : transport_handler {
         rate_adj = std::clamp((err - (err > 0 ? deadband : -deadband)) * 0.003, -0.03, 0.03);
     }
 
-    void upload_forensic(std::uint32_t frame) {
+    bool upload_forensic(std::uint32_t frame) {
         for (std::size_t i = 0; i < forensic_slots; ++i) {
             if (forensic_frame[i] != frame) continue;
             const auto file = encode_snapshot_file(forensic[i], w.get_schema(), 1);
             internal::send_transfer(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
-            return;
+            return true;
         }
+        return false;
     }
 
     // ---------------------------------------------------------------- simulation
@@ -398,8 +406,25 @@ struct client_session::impl final : transport_handler {
         compute_checksums();
     }
 
+    /// A spectator has no inputs but still acknowledges confirmed frames (so the server knows
+    /// what to resend) and shows it is alive.
+    void send_ack() {
+        imsg.slot = 0xff;
+        imsg.ack_confirmed = confirmed_end;
+        imsg.first_frame = confirmed_end;
+        imsg.count = 0;
+        imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
+        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
+        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
+        if (checksum_sends > 0) --checksum_sends;
+        imsg.inputs.clear();
+        wire::encode(imsg, isz, {}, out);
+        send(wire::channel::inputs, out);
+        last_ack_sent = now;
+    }
+
     void send_inputs() {
-        if (slot < 0) return;
+        if (slot < 0) return send_ack();
         const std::uint32_t end = local_next;
         std::uint32_t first = std::max(server_ack_input, sync_frame);
         if (end > wire::limits::max_frames_per_packet && first < end - wire::limits::max_frames_per_packet)
@@ -446,6 +471,7 @@ struct client_session::impl final : transport_handler {
                 net.disconnect(0);
             }
         }
+        if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= period) send_ack();
         meter.update(now, st, bytes_in, bytes_out);
         if (confirmed_expected > 0)
             st.loss = 1.0 - std::min(1.0, static_cast<double>(confirmed_packets) / static_cast<double>(confirmed_expected));

@@ -213,7 +213,15 @@ struct server_session::impl final : transport_handler {
     void handle_input(conn &c, std::span<const std::byte> data) {
         if (!c.active) return hostile(c, "input before the handshake");
         if (!wire::decode(data, isz, {}, imsg)) return hostile(c, "malformed input packet");
-        if (c.slot < 0 || imsg.slot != c.slot)
+        if (c.slot < 0) { // a spectator only acknowledges (and may report checksums)
+            if (imsg.slot != 0xff || imsg.count != 0) return hostile(c, "a spectator sent inputs");
+            c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
+            c.echo_time = imsg.client_time_ms;
+            c.echo_at = now;
+            if (imsg.checksum_frame != wire::no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
+            return;
+        }
+        if (imsg.slot != c.slot)
             return hostile(c, "input claimed for slot " + std::to_string(imsg.slot) + ", this client holds " +
                                   std::to_string(c.slot));
         if (imsg.first_frame + imsg.count > next_frame + far_future_frames)

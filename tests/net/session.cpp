@@ -2,6 +2,11 @@
 
 #include <common/sim_match.hpp>
 
+#include <cmath>
+#include <filesystem>
+
+#include <unistd.h>
+
 using namespace retcon;
 using namespace retcon::test;
 
@@ -51,4 +56,216 @@ TEST_CASE("4 clients at 150 ms RTT, 30 ms jitter, 10% loss stay in sync", "[net]
     CHECK(rollbacks > 0);
     CHECK(replaced / frames <= 0.02);
     CHECK(stalls - stalls_before <= 10);
+}
+
+TEST_CASE("a player joining mid-match gets a snapshot and plays on in sync", "[net][session]") {
+    sim_match m{11, 3};
+    const link_conditions link{40, 8, 0.03};
+    auto &a = m.add_client(link, link);
+    m.run(5000);
+    const auto joined_at = m.server->frame();
+    auto &late = m.add_client(link, link);
+    m.run(5000);
+    REQUIRE(late.session->state() == client_state::running);
+    CHECK(late.session->current_frame() > joined_at);
+    const auto cmp = m.compare(late);
+    CHECK(cmp.compared > 200);
+    CHECK(cmp.mismatched == 0);
+    CHECK(m.compare(a).mismatched == 0);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_joined) == 2);
+    CHECK(m.server->players() == 2);
+}
+
+TEST_CASE("a player who reconnects with its token takes its slot back", "[net][session]") {
+    sim_match m{12, 2};
+    const link_conditions link{30, 5, 0.0};
+    m.add_client(link, link);
+    auto &b = m.add_client(link, link);
+    m.run(3000);
+    const int slot = b.session->slot();
+    const auto token = b.session->reconnect_token();
+    REQUIRE(token != 0);
+    b.session->leave();
+    b.active = false;
+    m.run(1000);
+    CHECK(m.server->players() == 1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_left) == 1);
+    client_options opt;
+    opt.reconnect_token = token;
+    auto &again = m.add_client(link, link, opt);
+    m.run(3000);
+    REQUIRE(again.session->state() == client_state::running);
+    CHECK(again.session->slot() == slot);
+    const auto cmp = m.compare(again);
+    CHECK(cmp.compared > 100);
+    CHECK(cmp.mismatched == 0);
+    // A made-up token is refused.
+    client_options forged;
+    forged.reconnect_token = token ^ 0x5555;
+    auto &impostor = m.add_client(link, link, forged);
+    m.run(1000);
+    CHECK(impostor.session->state() == client_state::rejected);
+}
+
+TEST_CASE("a deliberately corrupted client is detected, named and resynchronised", "[net][session]") {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("retcon-desync-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    session_config cfg = game_config(2);
+    sim_match m{13, 2, cfg};
+    server_options so;
+    so.forensics_dir = dir;
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    const link_conditions link{25, 5, 0.0};
+    auto &good = m.add_client(link, link);
+    auto &bad = m.add_client(link, link);
+    m.run(3000);
+    bad.session->debug_corrupt([](world &w) {
+        w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; });
+    });
+    m.run(3000);
+    // The server names the pool and field that diverged, for the right slot.
+    bool named = false;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::desync_detected) {
+            CHECK(e.slot == bad.session->slot());
+            CHECK_THAT(e.text, Catch::Contains("ship_pos.y"));
+            named = true;
+        }
+    CHECK(named);
+    // The client hears the same names and is resynchronised.
+    CHECK(sim_match::count(bad.events, session_event_kind::resynchronized) >= 1);
+    bool client_named = false;
+    for (const auto &e : bad.events)
+        if (e.kind == session_event_kind::desync_detected && e.text.find("ship_pos") != std::string::npos) client_named = true;
+    CHECK(client_named);
+    // Both snapshots were written for `retcon diff`.
+    std::size_t files = 0;
+    for (const auto &f : fs::directory_iterator(dir)) files += f.path().extension() == ".rcs" ? 1u : 0u;
+    CHECK(files == 2);
+    // After resynchronisation the client agrees with the server again.
+    const auto before = bad.hashes.empty() ? 0u : bad.hashes.rbegin()->first;
+    m.run(2000);
+    std::size_t after_ok = 0, after_bad = 0;
+    for (const auto &[f, h] : bad.hashes)
+        if (f > before && m.server_hashes.count(f)) (m.server_hashes[f] == h ? after_ok : after_bad)++;
+    CHECK(after_ok > 60);
+    CHECK(after_bad == 0);
+    CHECK(m.compare(good).mismatched == 0);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a client that goes silent is interrupted, then dropped; its slot reads not present", "[net][session]") {
+    sim_match m{14, 2};
+    const link_conditions link{20, 2, 0.0};
+    auto &a = m.add_client(link, link);
+    auto &b = m.add_client(link, link);
+    m.run(2000);
+    const auto replaced_before = m.server->client_stats(b.session->slot()).replaced_inputs;
+    m.net.set_blackout(1, true);
+    m.run(1000);
+    CHECK(sim_match::count(m.server_events, session_event_kind::network_interrupted) == 1);
+    CHECK(sim_match::count(b.events, session_event_kind::network_interrupted) == 1);
+    // Meanwhile the server substitutes b's inputs and everybody else plays on.
+    CHECK(m.server->client_stats(b.session->slot()).replaced_inputs > replaced_before + 40);
+    m.net.set_blackout(1, false);
+    m.run(1000);
+    CHECK(sim_match::count(m.server_events, session_event_kind::network_resumed) == 1);
+    CHECK(sim_match::count(b.events, session_event_kind::network_resumed) == 1);
+    CHECK(m.compare(b).mismatched == 0);
+    // Now silent for good: dropped after disconnect_ms.
+    m.net.set_blackout(1, true);
+    m.run(6000);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_left) == 1);
+    CHECK(m.server->players() == 1);
+    CHECK(b.session->state() == client_state::disconnected);
+    CHECK(a.session->state() == client_state::running);
+    CHECK(m.compare(a).mismatched == 0);
+    // Every peer agrees the slot is gone: the server's world has no ship for it.
+    CHECK(m.server_world.resource<ships>().of[b.session->slot()] == null_entity);
+}
+
+TEST_CASE("a spectator watches without a slot and keeps up", "[net][session]") {
+    sim_match m{15, 2};
+    const link_conditions link{50, 10, 0.05};
+    m.add_client(link, link);
+    client_options watch;
+    watch.spectator = true;
+    auto &spec = m.add_client(link, link, watch);
+    m.run(8000);
+    REQUIRE(spec.session->state() == client_state::running);
+    CHECK(spec.session->slot() == -1);
+    CHECK(m.server->players() == 1);
+    CHECK(spec.session->stats().rollbacks == 0); // it never predicts
+    const auto cmp = m.compare(spec);
+    CHECK(cmp.compared > 300);
+    CHECK(cmp.mismatched == 0);
+    CHECK(m.server->frame() - spec.session->current_frame() < 20);
+}
+
+TEST_CASE("8 players at 100 ms RTT with loss stay in sync", "[net][session]") {
+    sim_match m{16, 8, game_config(8)};
+    const link_conditions link{50, 10, 0.05, 0.01, 0.01};
+    for (int i = 0; i < 8; ++i) m.add_client(link, link);
+    m.run(20000);
+    for (auto &c : m.clients) {
+        const auto cmp = m.compare(*c);
+        CHECK(cmp.compared > 900);
+        CHECK(cmp.mismatched == 0);
+    }
+    CHECK(m.server->players() == 8);
+}
+
+TEST_CASE("frames ahead settle after RTT steps 50 -> 200 -> 50 ms", "[net][session][timesync]") {
+    sim_match m{17, 2};
+    auto set_rtt = [&](std::uint32_t rtt) {
+        const link_conditions link{rtt / 2, 5, 0.0};
+        m.net.set_conditions(0, link, link);
+        m.net.set_conditions(1, link, link);
+    };
+    const link_conditions start{25, 5, 0.0};
+    m.add_client(start, start);
+    m.add_client(start, start);
+    struct phase {
+        std::uint32_t rtt;
+        double ahead;
+    };
+    std::vector<phase> seen;
+    for (const std::uint32_t rtt : {50u, 200u, 50u}) {
+        set_rtt(rtt);
+        m.run(5000); // settle
+        const auto replaced = m.server->totals().replaced_inputs;
+        std::uint64_t stalls = 0;
+        for (auto &c : m.clients) stalls += c->session->stats().stall_frames;
+        m.run(3000); // steady
+        for (auto &c : m.clients) stalls -= c->session->stats().stall_frames;
+        INFO("rtt " << rtt << " frames ahead " << m.clients[0]->session->stats().frames_ahead);
+        CHECK(m.server->totals().replaced_inputs - replaced <= 2 * 180 / 50); // ≤ 2% of 2 × 180 frames
+        CHECK(stalls == 0);
+        seen.push_back({rtt, m.clients[0]->session->stats().frames_ahead});
+    }
+    // The lead follows the round trip: more ahead at 200 ms than at 50 ms, and back again.
+    CHECK(seen[1].ahead > seen[0].ahead + 3);
+    CHECK(seen[2].ahead < seen[1].ahead - 3);
+    for (auto &c : m.clients) CHECK(m.compare(*c).mismatched == 0);
+}
+
+TEST_CASE("clock skew of +-100 ppm is absorbed by time sync", "[net][session][timesync]") {
+    sim_match m{18, 2};
+    const link_conditions link{40, 5, 0.02};
+    auto &fast = m.add_client(link, link);
+    auto &slow = m.add_client(link, link);
+    fast.clock_scale = 1.0001;
+    slow.clock_scale = 0.9999;
+    m.run(5000);
+    const auto replaced = m.server->totals().replaced_inputs;
+    std::uint64_t stalls = 0;
+    for (auto &c : m.clients) stalls += c->session->stats().stall_frames;
+    m.run(60000);
+    for (auto &c : m.clients) stalls -= c->session->stats().stall_frames;
+    CHECK(static_cast<double>(m.server->totals().replaced_inputs - replaced) / (2 * 3600.0) <= 0.02);
+    CHECK(stalls == 0);
+    CHECK(std::abs(fast.session->stats().frames_ahead - slow.session->stats().frames_ahead) < 3);
+    for (auto &c : m.clients) CHECK(m.compare(*c).mismatched == 0);
 }
