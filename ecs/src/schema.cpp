@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 namespace retcon {
 
@@ -118,7 +119,7 @@ bool read_type(reader &r, schema::type &t) {
         r.fail("type '" + t.name + "' declares " + std::to_string(nfields) + " fields");
         return false;
     }
-    std::uint64_t covered = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> spans; // (offset, size) of each field
     for (std::size_t i = 0; i < nfields && r.ok(); ++i) {
         schema::field f;
         f.name = r.name("field");
@@ -136,15 +137,28 @@ bool read_type(reader &r, schema::type &t) {
             r.fail("field '" + t.name + "." + f.name + "' lies outside its type or has a bad count");
             return false;
         }
-        covered += f.size;
+        spans.emplace_back(f.offset, f.size);
         t.fields.push_back(std::move(f));
     }
-    if (r.ok() && covered != t.size) {
-        r.fail("fields of '" + t.name + "' cover " + std::to_string(covered) + " of " + std::to_string(t.size) +
-               " bytes");
+    if (!r.ok()) return false;
+    // The fields must tile the type exactly, as RETCON_COMPONENT guarantees for compiled types:
+    // a sum of sizes is not enough (overlapping fields can add up to the size around a gap).
+    std::sort(spans.begin(), spans.end());
+    std::uint64_t end = 0;
+    for (const auto &[offset, size] : spans) {
+        if (offset != end) {
+            r.fail("fields of '" + t.name + "' " +
+                   (offset < end ? "overlap at byte " + std::to_string(offset)
+                                 : "do not cover bytes " + std::to_string(end) + ".." + std::to_string(offset)));
+            return false;
+        }
+        end = std::uint64_t{offset} + size;
+    }
+    if (end != t.size) {
+        r.fail("fields of '" + t.name + "' do not cover bytes " + std::to_string(end) + ".." + std::to_string(t.size));
         return false;
     }
-    return r.ok();
+    return true;
 }
 
 bool read_types(reader &r, std::vector<schema::type> &out, const char *what) {
@@ -224,6 +238,13 @@ void schema::add_type(std::vector<type> &list, const type_info &info, std::uint3
             internal::misuse("schema: %.*s is already declared as a resource", static_cast<int>(info.name.size()),
                              info.name.data());
     if (list.size() >= max_types) internal::misuse("schema: more than %zu %s types", max_types, what);
+    // Names are stored with a one-byte length in the canonical form.
+    if (info.name.size() > max_name)
+        internal::misuse("schema: %s name '%.40s...' is longer than %zu characters", what, info.name.data(), max_name);
+    for (const auto &f : info.fields)
+        if (f.name.size() > max_name)
+            internal::misuse("schema: field name '%.40s...' of %.*s is longer than %zu characters", f.name.data(),
+                             static_cast<int>(info.name.size()), info.name.data(), max_name);
     type t;
     t.name = std::string(info.name);
     t.size = info.size;

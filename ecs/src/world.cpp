@@ -70,13 +70,17 @@ entity world::create() {
 
 void world::destroy(entity e) {
     if (RETCON_UNLIKELY(!valid(e))) stale(e, "destroy", npos);
-    for (std::size_t w = 0; w < nonempty_.size(); ++w) {
-        // Re-read the word each round: a removal can empty pools (and hooks can touch others).
+    // Two-level walk over the non-empty pools (a summary bit per non-zero word), so the cost
+    // does not depend on the number of declared types. Words are visited in order and each is
+    // read when reached: a removal can empty pools (and hooks can touch others).
+    for (std::uint64_t words = nonempty_words_; words != 0;) {
+        const auto w = static_cast<std::size_t>(__builtin_ctzll(words));
         for (std::uint64_t bits = nonempty_[w]; bits != 0; bits &= bits - 1u) {
             const auto id = static_cast<size_type>(w * 64u + static_cast<std::size_t>(__builtin_ctzll(bits)));
             const auto pos = pools_[id].index(e);
-            if (pos != pool::npos) erase_at(id, pos);
+            if (pos != pool::npos) erase_one(id, pos);
         }
+        words = w == 63u ? 0u : nonempty_words_ & (~std::uint64_t{0} << (w + 1u));
     }
     const auto idx = to_index(e);
     const auto next_version = to_version(e) + 1u;
@@ -97,7 +101,7 @@ void world::clear() {
 }
 
 void world::added(size_type id, entity e) {
-    nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+    mark_nonempty(id);
     if (group_of_[id] != npos) enter_group(group_of_[id], e);
     if (hooks_[id].on_add) hooks_[id].on_add(*this, e);
 }
@@ -115,7 +119,7 @@ void world::erase_at(size_type id, size_type pos) {
         if (pos < group_lengths_[group_of_[id]]) pos = leave_group(group_of_[id], e);
     }
     p.erase_at(pos);
-    if (p.empty()) nonempty_[id / 64u] &= ~(std::uint64_t{1} << (id % 64u));
+    if (p.empty()) mark_empty(id);
 }
 
 void world::enter_group(size_type g, entity e) {
@@ -171,8 +175,12 @@ void world::apply_order(pool &p) {
 
 void world::rebuild_nonempty() noexcept {
     std::fill(nonempty_.begin(), nonempty_.end(), 0u);
+    nonempty_words_ = 0u;
     for (std::size_t id = 0; id < pools_.size(); ++id)
-        if (!pools_[id].empty()) nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+        if (!pools_[id].empty()) {
+            nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+            nonempty_words_ |= std::uint64_t{1} << (id / 64u);
+        }
 }
 
 void world::assign_state(std::span<const entity> table, const free_list_state &free,

@@ -44,9 +44,12 @@ public:
     /// @brief Records `destroy(e)`.
     void destroy(entity e) { commands_.push_back(command{kind::destroy, 0, e, 0}); }
 
-    /// @brief Applies every command in record order, then empties the buffer.
+    /// @brief Applies every command in record order, then empties the buffer. A hook run by a
+    /// command may record more commands into this buffer; they are applied in the same call,
+    /// after the ones recorded before.
     void apply() {
-        for (const command &c : commands_) {
+        for (std::size_t i = 0; i < commands_.size(); ++i) { // by index: hooks may append
+            const command c = commands_[i];
             if (!world_->valid(c.target)) {
                 ++skipped_;
                 continue;

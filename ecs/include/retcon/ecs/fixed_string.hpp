@@ -25,14 +25,19 @@ public:
     /// @brief Copies @p text; a text longer than N characters is API misuse (reported).
     constexpr fixed_string(std::string_view text) { assign(text); } // NOLINT(google-explicit-constructor)
 
-    /// @brief Copies @p text; reports misuse if it does not fit (the string is left unchanged).
+    /// @brief Copies @p text; reports misuse if it does not fit or holds a '\0' (the string is
+    /// left unchanged).
     constexpr void assign(std::string_view text) {
-        if (!try_assign(text)) internal::misuse("fixed_string<%zu>: text of %zu characters does not fit", N, text.size());
+        if (!try_assign(text))
+            internal::misuse("fixed_string<%zu>: text of %zu characters does not fit or contains a NUL character", N,
+                             text.size());
     }
 
-    /// @brief Copies @p text if it fits; returns false (and changes nothing) otherwise.
+    /// @brief Copies @p text if it fits; returns false (and changes nothing) otherwise. Text with
+    /// an embedded '\0' is refused too: the bytes after it would not be zero, and two strings
+    /// that compare equal would differ byte for byte (and hash differently).
     constexpr bool try_assign(std::string_view text) noexcept {
-        if (text.size() > N) return false;
+        if (text.size() > N || text.find('\0') != std::string_view::npos) return false;
         for (std::size_t i = 0; i < N; ++i) chars[i] = i < text.size() ? text[i] : '\0';
         return true;
     }

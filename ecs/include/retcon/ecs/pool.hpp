@@ -128,11 +128,13 @@ public:
     }
 
     /// @brief Appends @p e with an element constructed from @p args; returns its position.
+    /// @p args may refer into this pool (copying one entity's component to another): the
+    /// element is built before the payload grows, then copied in.
     template<class T, class... Args>
     size_type emplace_back(entity e, Args &&...args) {
         if constexpr (!std::is_empty_v<T>) {
-            std::byte *slot = payload_.extend(sizeof(T));
-            ::new (static_cast<void *>(slot)) T{std::forward<Args>(args)...};
+            const T value{std::forward<Args>(args)...};
+            std::memcpy(payload_.extend(sizeof(T)), &value, sizeof(T));
         }
         return owners_.push_back(e);
     }
@@ -146,7 +148,7 @@ public:
         const std::size_t es = info_.size;
         if (es) {
             const std::size_t last = (static_cast<std::size_t>(owners_.size()) - 1u) * es;
-            if (pos * es != last) std::memcpy(payload_.data() + pos * es, payload_.data() + last, es);
+            if (pos * es != last) copy_element(payload_.data() + pos * es, payload_.data() + last, es);
             payload_.shrink_by(es);
         }
         owners_.swap_and_pop(pos);
@@ -187,6 +189,17 @@ public:
     [[nodiscard]] std::size_t sparse_bytes() const noexcept { return owners_.sparse_bytes(); }
 
 private:
+    /// @brief memcpy of one element; common sizes get an inline fixed-size copy, not a call.
+    static void copy_element(std::byte *dst, const std::byte *src, std::size_t n) noexcept {
+        switch (n) {
+        case 4: std::memcpy(dst, src, 4); return;
+        case 8: std::memcpy(dst, src, 8); return;
+        case 12: std::memcpy(dst, src, 12); return;
+        case 16: std::memcpy(dst, src, 16); return;
+        default: std::memcpy(dst, src, n); return;
+        }
+    }
+
     type_info info_;
     sparse_set owners_;
     internal::byte_buffer payload_;

@@ -35,7 +35,7 @@ enum class field_kind : std::uint8_t {
     u8, u16, u32, u64,
     f32, f64,
     entity,  ///< a retcon::entity handle
-    text,    ///< fixed_string<N>: zero-filled characters
+    text,    ///< fixed_string<N> or plain char (arrays): zero-filled characters
     record,  ///< a nested type declared with RETCON_COMPONENT
     bytes,   ///< anything else allowed (inline_vector, opaque aggregates): shown as hex
 };
@@ -96,6 +96,9 @@ template<class E>
 consteval field_kind kind_of() {
     using U = std::remove_cv_t<E>;
     if constexpr (std::is_same_v<U, bool>) return field_kind::boolean;
+    // Plain char is text: its signedness differs between platforms (signed on x86, unsigned on
+    // ARM), and i8/u8 would make the schema hash differ between them.
+    else if constexpr (std::is_same_v<U, char>) return field_kind::text;
     else if constexpr (std::is_same_v<U, entity>) return field_kind::entity;
     else if constexpr (std::is_enum_v<U>) return kind_of<std::underlying_type_t<U>>();
     else if constexpr (std::is_same_v<U, float>) return field_kind::f32;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <tuple>
 #include <type_traits>
@@ -39,6 +40,24 @@ template<class T, class P>
 arg_tuple_t<T> payload_arg(P *p, std::uint32_t pos) {
     if constexpr (std::is_empty_v<std::remove_const_t<T>>) return {};
     else return arg_tuple_t<T>{p->template data_as<std::remove_const_t<T>>()[pos]};
+}
+
+/// @brief A pool's typed payload pointer, taken once before a loop (nothing for tags).
+/// Removing components never reallocates a payload, so it stays valid while a loop removes or
+/// destroys the visited entity.
+template<class T>
+using data_ptr_t = std::conditional_t<std::is_empty_v<std::remove_const_t<T>>, std::nullptr_t, T *>;
+
+template<class T, class P>
+data_ptr_t<T> data_ptr(P *p) noexcept {
+    if constexpr (std::is_empty_v<std::remove_const_t<T>>) return nullptr;
+    else return p->template data_as<std::remove_const_t<T>>();
+}
+
+template<class T>
+arg_tuple_t<T> data_arg(data_ptr_t<T> base, std::uint32_t pos) noexcept {
+    if constexpr (std::is_empty_v<std::remove_const_t<T>>) return {};
+    else return arg_tuple_t<T>{base[pos]};
 }
 
 template<class F, class Tuple>
@@ -104,13 +123,34 @@ public:
         if constexpr (n_get == 1 && n_exclude == 0) {
             auto *p = std::get<0>(pools_);
             const entity *owners = p->owners().data();
-            for (size_type i = p->size(); i-- > 0;) call(f, owners[i], std::array<size_type, 1>{i});
+            const data_tuple data = data_ptrs();
+            for (size_type i = p->size(); i-- > 0;) call_direct(f, owners[i], data, i, std::index_sequence_for<Get...>{});
         } else {
-            const pool *lead = lead_;
-            for (size_type i = lead->size(); i-- > 0;) {
-                const entity e = lead->owners().at(i);
-                std::array<size_type, n_get> pos{};
-                if (locate(e, i, pos)) call(f, e, pos);
+            // The walk goes block by block (same order as one entity at a time). A block where
+            // every included pool holds exactly the lead's entities at the same positions (the
+            // common case: entities created with their components in the same order) needs no
+            // sparse lookups; comparing the dense arrays proves it. Removing or destroying the
+            // visited entity only moves entities at or after its position, so a verified block
+            // stays valid while it is walked, and payloads never move on removal.
+            const data_tuple data = data_ptrs();
+            const entity *owners = lead_->owners().data();
+            for (size_type i = lead_->size(); i > 0;) {
+                const size_type lo = i > block ? i - block : 0u;
+                if (aligned(owners, lo, i)) {
+                    for (size_type j = i; j-- > lo;) {
+                        if constexpr (n_exclude != 0) {
+                            if (excluded(owners[j])) continue;
+                        }
+                        call_direct(f, owners[j], data, j, std::index_sequence_for<Get...>{});
+                    }
+                } else {
+                    for (size_type j = i; j-- > lo;) {
+                        const entity e = owners[j];
+                        std::array<size_type, n_get> pos{};
+                        if (locate(e, j, pos)) call_direct(f, e, data, pos, std::index_sequence_for<Get...>{});
+                    }
+                }
+                i = lo;
             }
         }
     }
@@ -156,6 +196,51 @@ public:
     [[nodiscard]] iterator end() const { return iterator{this, 0}; }
 
 private:
+    using data_tuple = std::tuple<internal::data_ptr_t<Get>...>;
+    /// @brief Entities per block of `each` (see there).
+    static constexpr size_type block = 64;
+
+    data_tuple data_ptrs() const noexcept {
+        return std::apply([](auto *...p) { return data_tuple{internal::data_ptr<Get>(p)...}; }, pools_);
+    }
+
+    /// @brief True if every included pool holds the lead's entities at positions [lo, hi).
+    bool aligned(const entity *lead_owners, size_type lo, size_type hi) const noexcept {
+        return std::apply(
+            [&](auto *...p) {
+                return ((static_cast<const pool *>(p) == lead_ ||
+                         (p->size() >= hi && std::memcmp(p->owners().data() + lo, lead_owners + lo,
+                                                         std::size_t{hi - lo} * sizeof(entity)) == 0)) &&
+                        ...);
+            },
+            pools_);
+    }
+
+    bool excluded(entity e) const noexcept {
+        for (const pool *x : excluded_)
+            if (x->contains(e)) return true;
+        return false;
+    }
+
+    template<std::size_t I>
+    static size_type pos_of(size_type pos) noexcept {
+        return pos;
+    }
+    template<std::size_t I>
+    static size_type pos_of(const std::array<size_type, n_get> &pos) noexcept {
+        return pos[I];
+    }
+
+    /// @brief Calls @p f with the components at @p pos (one position for all, or one each).
+    template<class F, class Pos, std::size_t... I>
+    void call_direct(F &f, entity e, const data_tuple &data, const Pos &pos, std::index_sequence<I...>) const {
+        args_type args = std::tuple_cat(internal::data_arg<Get>(std::get<I>(data), pos_of<I>(pos))...);
+        if constexpr (internal::invocable_with_entity<F, args_type>::value)
+            std::apply([&](auto &...a) { f(e, a...); }, args);
+        else
+            std::apply([&](auto &...a) { f(a...); }, args);
+    }
+
     bool locate(entity e, size_type lead_pos, std::array<size_type, n_get> &pos) const noexcept {
         bool ok = true;
         std::size_t k = 0;
@@ -179,15 +264,6 @@ private:
 
     item_type tuple_at(entity e, const std::array<size_type, n_get> &pos) const {
         return std::tuple_cat(std::tuple<entity>{e}, args_at(pos, std::index_sequence_for<Get...>{}));
-    }
-
-    template<class F>
-    void call(F &f, entity e, const std::array<size_type, n_get> &pos) const {
-        args_type args = args_at(pos, std::index_sequence_for<Get...>{});
-        if constexpr (internal::invocable_with_entity<F, args_type>::value)
-            std::apply([&](auto &...a) { f(e, a...); }, args);
-        else
-            std::apply([&](auto &...a) { f(a...); }, args);
     }
 
     std::tuple<internal::pool_ptr_t<Get>...> pools_;

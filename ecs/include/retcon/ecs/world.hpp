@@ -108,9 +108,14 @@ public:
         pool &p = pools_[id];
         check_alive(e, "emplace", id);
         if (RETCON_UNLIKELY(p.contains(e))) already_has(e, id);
-        p.template emplace_back<T>(e, std::forward<Args>(args)...);
-        added(id, e);
-        if constexpr (!std::is_empty_v<T>) return (p.template data_as<T>()[p.index(e)]);
+        const auto pos = p.template emplace_back<T>(e, std::forward<Args>(args)...);
+        if (RETCON_LIKELY(group_of_[id] == npos && !hooks_[id].on_add)) { // added(), inline
+            mark_nonempty(id);
+            if constexpr (!std::is_empty_v<T>) return (p.template data_as<T>()[pos]);
+        } else {
+            added(id, e); // may move the element (group) or run a hook
+            if constexpr (!std::is_empty_v<T>) return (p.template data_as<T>()[p.index(e)]);
+        }
     }
 
     /// @brief Overwrites @p e's existing T with one built from @p args. Misuse if absent.
@@ -138,7 +143,7 @@ public:
         const auto id = pool_id<T>();
         const auto pos = pools_[id].index(e);
         if (RETCON_UNLIKELY(pos == pool::npos)) missing(e, "remove", id);
-        erase_at(id, pos);
+        erase_one(id, pos);
     }
 
     /// @brief Removes @p e's T if it has one; returns whether it did.
@@ -147,7 +152,7 @@ public:
         const auto id = pool_id<T>();
         const auto pos = pools_[id].index(e);
         if (pos == pool::npos) return false;
-        erase_at(id, pos);
+        erase_one(id, pos);
         return true;
     }
 
@@ -463,6 +468,24 @@ private:
         if (RETCON_UNLIKELY(!valid(e))) stale(e, what, id);
     }
     void added(size_type id, entity e);
+    void mark_nonempty(size_type id) noexcept {
+        nonempty_[id / 64u] |= std::uint64_t{1} << (id % 64u);
+        nonempty_words_ |= std::uint64_t{1} << (id / 64u);
+    }
+    void mark_empty(size_type id) noexcept {
+        nonempty_[id / 64u] &= ~(std::uint64_t{1} << (id % 64u));
+        if (nonempty_[id / 64u] == 0u) nonempty_words_ &= ~(std::uint64_t{1} << (id / 64u));
+    }
+    /// @brief erase_at, inline for the common case (no on_remove hook, not group-owned).
+    void erase_one(size_type id, size_type pos) {
+        if (RETCON_LIKELY(group_of_[id] == npos && !hooks_[id].on_remove)) {
+            pool &p = pools_[id];
+            p.erase_at(pos);
+            if (RETCON_UNLIKELY(p.empty())) mark_empty(id);
+        } else {
+            erase_at(id, pos);
+        }
+    }
     void emplace_bytes(size_type id, entity e, const std::byte *bytes, bool or_replace);
     void erase_at(size_type id, size_type pos);
     void enter_group(size_type g, entity e);
