@@ -73,6 +73,7 @@ struct server_session::impl final : transport_handler {
     std::vector<std::uint32_t> forensic_frame;
     snapshot scratch;
     std::deque<session_event> events;
+    session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
     std::mt19937_64 token_rng{std::random_device{}()};
     std::uint32_t transfer_id = 1;
@@ -132,6 +133,8 @@ struct server_session::impl final : transport_handler {
             emit(session_event_kind::player_left, next_frame, c.slot, why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
+        departed.replaced_inputs += c.st.replaced_inputs; // totals outlive the connection
+        departed.desyncs += c.st.desyncs;
         if (kick) net.disconnect(peer);
         conns.erase(it);
     }
@@ -492,6 +495,8 @@ session_stats server_session::client_stats(int slot) const {
 }
 session_stats server_session::totals() const {
     session_stats t;
+    t.replaced_inputs = impl_->departed.replaced_inputs;
+    t.desyncs = impl_->departed.desyncs;
     for (const auto &[peer, c] : impl_->conns) {
         t.replaced_inputs += c.st.replaced_inputs;
         t.desyncs += c.st.desyncs;

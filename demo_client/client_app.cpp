@@ -1,0 +1,160 @@
+#include "client_app.hpp"
+
+#include <retcon/net.hpp>
+#include <retcon_demo/game.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "render.hpp"
+#include "terminal.hpp"
+
+namespace retcon::demo {
+
+namespace {
+
+std::uint64_t now_ms() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+/// Keys arrive as presses and auto-repeats, never as releases: a held key is one seen recently.
+struct held_keys {
+    std::uint64_t left = 0, right = 0, up = 0;
+    bool fire = false;
+    bool quit = false;
+    void feed(key k, std::uint64_t now) {
+        switch (k) {
+        case key::left: left = now; break;
+        case key::right: right = now; break;
+        case key::up: up = now; break;
+        case key::fire: fire = true; break;
+        case key::quit: quit = true; break;
+        default: break;
+        }
+    }
+    player_input sample(std::uint64_t now) {
+        constexpr std::uint64_t hold = 150;
+        player_input in{};
+        if (now - left < hold) in.turn = 1;
+        if (now - right < hold) in.turn = 2;
+        in.thrust = now - up < hold ? 1 : 0;
+        in.fire = fire ? 1 : 0;
+        fire = false;
+        return in;
+    }
+};
+
+} // namespace
+
+int run_client(const client_settings &s) {
+    world w{make_schema()};
+    init_world(w);
+    game g;
+    auto config = make_config(s.players, s.tick_hz);
+    config.input_delay = static_cast<std::uint8_t>(s.input_delay);
+    auto net = make_enet_client(s.host, s.port);
+    if (!net) {
+        std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
+        return 2;
+    }
+    client_options opt;
+    opt.name = s.name;
+    opt.spectator = s.spectate;
+    client_session client{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, opt};
+    std::ofstream hash_log;
+    if (!s.hash_log.empty()) {
+        hash_log.open(s.hash_log);
+        client.on_confirmed_hash([&hash_log](std::uint32_t f, std::uint64_t h) { hash_log << f << ' ' << h << '\n'; });
+    }
+    std::unique_ptr<terminal> term;
+    if (!s.headless) {
+        term = std::make_unique<terminal>();
+        if (!term->ok()) {
+            std::fprintf(stderr, "demo_client: not a terminal; use --headless\n");
+            return 2;
+        }
+    }
+    bot ai{s.seed};
+    held_keys keys;
+    std::string last_note;
+    std::uint64_t desyncs = 0;
+    int exit_code = -1;
+    std::string reason;
+    const std::uint64_t start = now_ms();
+    std::uint64_t next_draw = start;
+    bool corrupted = false;
+    while (exit_code < 0) {
+        const std::uint64_t now = now_ms();
+        client.poll(now);
+        if (term)
+            for (key k; (k = term->poll_key()) != key::none;) keys.feed(k, now);
+        if (keys.quit || terminal::interrupted()) {
+            client.leave();
+            exit_code = 0;
+            reason = "left the match";
+            break;
+        }
+        if (!corrupted && s.debug_desync >= 0 && client.current_frame() >= static_cast<std::uint32_t>(s.debug_desync) &&
+            client.state() == client_state::running) {
+            corrupted = true;
+            client.debug_corrupt([](world &ww) {
+                ww.view<position, const asteroid>().each([](position &p, const asteroid &) { p.x += fixed::from_int(1); });
+            });
+            last_note = "debug: corrupted asteroid positions";
+        }
+        while (client.should_tick(now)) {
+            const player_input in = s.bot ? ai.decide(w, client.slot()) : keys.sample(now);
+            client.tick(in);
+        }
+        for (session_event ev; client.next_event(ev);) {
+            if (ev.kind == session_event_kind::desync_detected && !ev.text.empty()) ++desyncs;
+            last_note = std::string(to_string(ev.kind)) + (ev.text.empty() ? "" : ": " + ev.text);
+            if (s.headless) std::printf("[frame %u] %s\n", ev.frame, last_note.c_str());
+            if (ev.kind == session_event_kind::match_ended) {
+                exit_code = 0;
+                reason = "the server ended the match";
+            } else if (ev.kind == session_event_kind::rejected || ev.kind == session_event_kind::disconnected) {
+                exit_code = 3;
+                reason = last_note;
+            }
+        }
+        if (s.duration_s > 0 && static_cast<double>(now - start) >= s.duration_s * 1000.0) {
+            client.leave();
+            exit_code = 0;
+            reason = "duration reached";
+        }
+        if (term && now >= next_draw && client.state() == client_state::running) {
+            next_draw = now + 33;
+            const auto &st = client.stats();
+            char status[256];
+            std::snprintf(status, sizeof status,
+                          "retcon | %s slot %d | frame %u | rtt %.0f ms | ahead %.1f | rollbacks/s %.0f | resim/s %.0f | "
+                          "%.1f/%.1f kbps | desyncs %llu %s",
+                          s.name.c_str(), client.slot(), client.current_frame(), st.rtt_ms, st.frames_ahead,
+                          st.rollbacks_per_s, st.resimulated_per_s, st.bytes_out_per_s * 8 / 1000.0,
+                          st.bytes_in_per_s * 8 / 1000.0, static_cast<unsigned long long>(desyncs), last_note.c_str());
+            int cols = 80, rows = 24;
+            term->size(cols, rows);
+            term->draw(render(w, cols, rows, status, client.slot()));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    term.reset(); // restore the terminal before printing the summary
+    const auto &st = client.stats();
+    const double secs = static_cast<double>(now_ms() - start) / 1000.0;
+    std::printf("demo_client %s: %s\n", s.name.c_str(), reason.c_str());
+    std::printf("  frames: %u\n", client.current_frame());
+    std::printf("  rollbacks: %llu\n", static_cast<unsigned long long>(st.rollbacks));
+    std::printf("  frames re-simulated: %llu\n", static_cast<unsigned long long>(st.resimulated));
+    std::printf("  stalls: %llu\n", static_cast<unsigned long long>(st.stall_frames));
+    std::printf("  rtt: %.1f ms, bandwidth: %.0f B/s up, %.0f B/s down\n", st.rtt_ms, st.bytes_out_per_s, st.bytes_in_per_s);
+    std::printf("  time: %.1f s\n", secs);
+    std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs));
+    return exit_code;
+}
+
+} // namespace retcon::demo

@@ -1,0 +1,36 @@
+#ifndef RETCON_DEMO_CLIENT_APP_HPP
+#define RETCON_DEMO_CLIENT_APP_HPP
+
+#include <cstdint>
+#include <string>
+
+namespace retcon::demo {
+
+/// @brief demo_client's settings (one per command-line option).
+struct client_settings {
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 7777;
+    std::string name = "player";
+    int input_delay = 2;
+    bool bot = false;
+    bool headless = false;
+    bool spectate = false;
+    std::uint64_t seed = 1;
+    std::string replay;           ///< play this replay back instead of connecting
+    std::string hash_log;         ///< write "frame hash" of every confirmed frame here
+    std::string check_hash_log;   ///< with --replay: compare this log with the replay's hashes
+    std::int64_t debug_desync = -1; ///< corrupt one component at this frame (desync drill)
+    double duration_s = 0;        ///< leave after this long (0: until the match ends)
+    double speed = 1.0;           ///< replay playback speed
+    std::uint16_t tick_hz = 60;
+    std::uint8_t players = 2;     ///< must match the server
+};
+
+/// @brief Plays a live match; returns the exit status (0: match ended normally).
+int run_client(const client_settings &settings);
+/// @brief Plays back and verifies a replay; returns the exit status (0: every hash matched).
+int run_replay(const client_settings &settings);
+
+} // namespace retcon::demo
+
+#endif

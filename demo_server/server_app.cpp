@@ -1,0 +1,125 @@
+#include "server_app.hpp"
+
+#include <retcon/net.hpp>
+#include <retcon_demo/game.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace retcon::demo {
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+extern "C" void on_signal(int) { stop_requested = true; }
+
+std::uint64_t now_ms() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+} // namespace
+
+int run_server(const server_settings &s) {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+
+    world w{make_schema()};
+    world_options wo;
+    wo.seed = s.seed;
+    init_world(w, wo);
+    game g;
+    const auto config = make_config(s.players, s.tick_hz);
+
+    auto net = make_enet_server(s.port);
+    if (!net) {
+        std::fprintf(stderr, "demo_server: %s\n", net.message().c_str());
+        return 2;
+    }
+    server_options so;
+    so.forensics_dir = s.forensics_dir;
+    server_session server{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, so};
+
+    std::optional<replay_writer> recorder;
+    if (!s.record.empty()) {
+        replay_settings rs;
+        rs.players = s.players;
+        rs.input_size = config.input_size;
+        rs.tick_hz = s.tick_hz;
+        rs.metadata = {{"game", "retcon demo arena"}, {"seed", std::to_string(s.seed)}, {"players", std::to_string(s.players)}};
+        auto writer = replay_writer::create(s.record, w, 0, rs);
+        if (!writer) {
+            std::fprintf(stderr, "demo_server: cannot record: %s\n", writer.message().c_str());
+            return 2;
+        }
+        recorder.emplace(std::move(*writer));
+        server.on_confirmed([&recorder, players = s.players](const frame_inputs &in, const world &after, std::uint64_t h) {
+            std::uint8_t flags[max_players]{};
+            for (std::size_t p = 0; p < players; ++p)
+                flags[p] = static_cast<std::uint8_t>((in.present(p) ? 1u : 0u) | (in.replaced(p) ? 2u : 0u));
+            const auto inputs = std::span<const std::byte>(in.input(0).data(), std::size_t{players} * in.input(0).size());
+            if (auto r = recorder->add_frame(inputs, {flags, players}, after, h); !r)
+                std::fprintf(stderr, "demo_server: replay: %s\n", r.message().c_str());
+        });
+    }
+
+    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s\n", s.port, s.players, s.tick_hz,
+                s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "");
+    std::fflush(stdout);
+    const std::uint64_t start = now_ms();
+    std::uint64_t last_report = start;
+    std::uint64_t desyncs = 0, joins = 0;
+    bool ending = false;
+    std::uint64_t end_at = 0;
+    for (;;) {
+        const std::uint64_t now = now_ms();
+        server.poll(now);
+        while (!ending && server.should_tick(now)) server.tick();
+        for (session_event ev; server.next_event(ev);) {
+            if (ev.kind == session_event_kind::desync_detected) ++desyncs;
+            if (ev.kind == session_event_kind::player_joined) ++joins;
+            std::printf("[frame %u] %s slot %d %s\n", ev.frame, to_string(ev.kind), ev.slot, ev.text.c_str());
+            std::fflush(stdout);
+        }
+        const bool time_up = s.duration_s > 0 && static_cast<double>(now - start) >= s.duration_s * 1000.0;
+        if (!ending && (time_up || stop_requested)) {
+            ending = true;
+            end_at = now + 300; // let the goodbye reach the clients
+            server.end_match();
+        }
+        if (ending && now >= end_at) break;
+        if (!s.quiet && now - last_report >= 1000) {
+            last_report = now;
+            std::printf("[frame %u] players %d", server.frame(), server.players());
+            for (int slot = 0; slot < s.players; ++slot) {
+                const auto st = server.client_stats(slot);
+                if (st.current_frame == 0) continue;
+                std::printf(" | slot %d: margin %d ms, replaced %llu, %0.1f/%0.1f kB/s in/out", slot, st.margin_ms,
+                            static_cast<unsigned long long>(st.replaced_inputs), st.bytes_in_per_s / 1000.0,
+                            st.bytes_out_per_s / 1000.0);
+            }
+            std::printf("\n");
+            std::fflush(stdout);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::uint64_t replay_bytes = 0;
+    if (recorder) {
+        if (auto r = recorder->finish(); !r) std::fprintf(stderr, "demo_server: replay: %s\n", r.message().c_str());
+        replay_bytes = recorder->bytes_written();
+    }
+    const auto t = server.totals();
+    std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; replaced inputs %llu",
+                server.frame(), static_cast<unsigned long long>(joins), static_cast<unsigned long long>(desyncs),
+                static_cast<unsigned long long>(t.replaced_inputs));
+    if (recorder) std::printf("; replay %s (%llu bytes)", s.record.c_str(), static_cast<unsigned long long>(replay_bytes));
+    std::printf("\n");
+    return 0;
+}
+
+} // namespace retcon::demo
