@@ -1,0 +1,453 @@
+// schema: declaration order is identity; hash, canonical bytes, parse of hostile input, diffs.
+#include "common/components.hpp"
+#include "common/misuse.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace schema_test {
+// Same names as the standard components, different layouts: the hash must see the difference.
+namespace wider {
+struct position {
+    float x, y, z;
+};
+RETCON_COMPONENT(position, x, y, z);
+} // namespace wider
+namespace renamed {
+struct position {
+    float u, v;
+};
+RETCON_COMPONENT(position, u, v);
+} // namespace renamed
+namespace retyped {
+struct position {
+    std::int32_t x, y;
+};
+RETCON_COMPONENT(position, x, y);
+} // namespace retyped
+
+struct undeclared {
+    std::uint32_t v;
+};
+RETCON_COMPONENT(undeclared, v);
+
+// 256 characters: one more than a name may have in the canonical form.
+struct a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234 {
+    std::uint32_t v;
+};
+RETCON_COMPONENT(a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234, v);
+using long_name = a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234;
+} // namespace schema_test
+
+using namespace schema_test;
+
+namespace {
+std::vector<std::byte> bytes_of(const schema &s) { return s.serialize(); }
+
+std::optional<schema> parse(const std::vector<std::byte> &b, std::string &error) {
+    error.clear();
+    return schema::parse(std::span<const std::byte>(b.data(), b.size()), &error);
+}
+
+void put_u32(std::vector<std::byte> &b, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::byte>(v >> (8 * i));
+}
+} // namespace
+
+TEST_CASE("component ids follow declaration order", "[schema]") {
+    schema s;
+    s.component<health>().component<position>().component<frozen>();
+    REQUIRE(s.components().size() == 3);
+    CHECK(s.components()[0].name == "health");
+    CHECK(s.components()[1].name == "position");
+    CHECK(s.components()[2].name == "frozen");
+    CHECK(s.find_component("position") == 1u);
+    CHECK(s.find_component("velocity") == schema::npos);
+    CHECK(s.component_info(0).name == "health");
+    CHECK(s.component_info(1).size == sizeof(position));
+    CHECK(s.component_info(2).is_tag());
+    CHECK(s.components()[0].fields.size() == 4);
+
+    // Two schemas declaring the same types in the same order agree, whatever was touched
+    // first at run time (type_seq is process-local; ids are not).
+    schema t;
+    (void)internal::type_seq<frozen>();
+    t.component<health>().component<position>().component<frozen>();
+    CHECK(s == t);
+    CHECK(s.hash() == t.hash());
+
+    const schema std_schema = standard_schema();
+    REQUIRE(std_schema.resources().size() == 2);
+    CHECK(std_schema.resources()[0].name == "rng_state");
+    CHECK(std_schema.resource_info(1).name == "game_clock");
+    CHECK(std_schema.groups().empty());
+    const schema grouped = grouped_schema();
+    REQUIRE(grouped.groups().size() == 1);
+    CHECK(grouped.groups()[0] == std::vector<std::uint16_t>{0, 1});
+}
+
+TEST_CASE("schema hash: equal declarations give equal hashes, any difference changes it", "[schema]") {
+    const auto h = standard_schema().hash();
+    CHECK(standard_schema().hash() == h);
+    CHECK(grouped_schema().hash() != h);
+
+    auto base = [] {
+        schema s;
+        s.component<position>().component<velocity>();
+        return s;
+    };
+    const auto b = base().hash();
+
+    schema order;
+    order.component<velocity>().component<position>();
+    CHECK(order.hash() != b);
+
+    schema size;
+    size.component<wider::position>().component<velocity>();
+    CHECK(size.hash() != b);
+
+    schema field_name;
+    field_name.component<renamed::position>().component<velocity>();
+    CHECK(field_name.hash() != b);
+
+    schema field_kind;
+    field_kind.component<retyped::position>().component<velocity>();
+    CHECK(field_kind.hash() != b);
+
+    schema extra = base();
+    extra.component<frozen>();
+    CHECK(extra.hash() != b);
+
+    schema as_resource;
+    as_resource.component<position>().resource<velocity>();
+    CHECK(as_resource.hash() != b);
+
+    schema grouped = base();
+    grouped.group<position, velocity>();
+    schema grouped_reversed = base();
+    grouped_reversed.group<velocity, position>();
+    CHECK(grouped.hash() != b);
+    CHECK(grouped_reversed.hash() != grouped.hash());
+
+    std::vector<std::uint64_t> all{b, order.hash(), size.hash(), field_name.hash(), field_kind.hash(),
+                                   extra.hash(), as_resource.hash(), grouped.hash(), grouped_reversed.hash()};
+    std::sort(all.begin(), all.end());
+    CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+}
+
+TEST_CASE("schema copies and moves keep working views", "[schema]") {
+    schema a = grouped_schema();
+    schema copy = a;
+    CHECK(copy == a);
+    CHECK(copy.component_info(3).name == "name_tag");
+    CHECK(copy.component_info(0).fields[1].name == "y");
+    schema moved = std::move(copy);
+    CHECK(moved == a);
+    CHECK(moved.component_info(0).fields[0].name == "x");
+    schema assigned;
+    assigned = a;
+    CHECK(assigned.hash() == a.hash());
+    assigned = std::move(moved);
+    CHECK(assigned.component_info(5).name == "inventory");
+    // Declaring more types after a copy does not disturb the copy.
+    schema grown = a;
+    grown.component<undeclared>();
+    CHECK(a.components().size() == 8);
+    CHECK(a.component_info(0).name == "position");
+    CHECK(grown.component_info(8).name == "undeclared");
+}
+
+TEST_CASE("serialize then parse round-trips", "[schema]") {
+    for (const schema &s : {schema{}, standard_schema(), grouped_schema()}) {
+        const auto bytes = bytes_of(s);
+        std::string error;
+        const auto parsed = parse(bytes, error);
+        REQUIRE(parsed);
+        CHECK(error.empty());
+        CHECK(parsed->serialize() == bytes);
+        CHECK(parsed->hash() == s.hash());
+        CHECK(*parsed == s);
+        CHECK(schema::differences(*parsed, s).empty());
+        REQUIRE(parsed->components().size() == s.components().size());
+        for (std::size_t i = 0; i < s.components().size(); ++i) {
+            CHECK(parsed->component_info(i).name == s.component_info(i).name);
+            CHECK(parsed->component_info(i).fields.size() == s.component_info(i).fields.size());
+        }
+    }
+}
+
+TEST_CASE("parse rejects truncation at every byte offset", "[schema][parse]") {
+    const auto bytes = bytes_of(grouped_schema());
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+        std::string error;
+        const std::vector<std::byte> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+        INFO("length " << n);
+        REQUIRE_FALSE(parse(cut, error));
+        REQUIRE_THAT(error, Catch::Contains("schema:"));
+    }
+    std::string error;
+    REQUIRE_FALSE(parse({}, error));
+    CHECK_THAT(error, Catch::Contains("truncated"));
+    CHECK(schema::parse({}).has_value() == false); // no error string requested
+}
+
+TEST_CASE("parse rejects trailing bytes", "[schema][parse]") {
+    auto bytes = bytes_of(standard_schema());
+    bytes.push_back(std::byte{0});
+    std::string error;
+    REQUIRE_FALSE(parse(bytes, error));
+    CHECK_THAT(error, Catch::Contains("trailing"));
+}
+
+TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]") {
+    const auto good = bytes_of(standard_schema());
+    std::string error;
+    auto bad = good;
+    bad[0] ^= std::byte{0x01};
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("magic"));
+
+    bad = good;
+    bad[4] = std::byte{2}; // format version 2
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("version 2"));
+
+    bad = good;
+    bad[6] = std::byte{24}; // index bits
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("entity layout"));
+
+    SECTION("every single bit flip in the header is rejected") {
+        // Header: magic (4), format (2), index bits (1), version bits (1), component count (4).
+        for (std::size_t byte = 0; byte < 12; ++byte)
+            for (int bit = 0; bit < 8; ++bit) {
+                auto flipped = good;
+                flipped[byte] ^= static_cast<std::byte>(1u << bit);
+                INFO("byte " << byte << " bit " << bit);
+                REQUIRE_FALSE(parse(flipped, error));
+                REQUIRE_FALSE(error.empty());
+            }
+    }
+    SECTION("no bit flip anywhere crashes the parser") {
+        for (std::size_t byte = 0; byte < good.size(); ++byte)
+            for (int bit = 0; bit < 8; ++bit) {
+                auto flipped = good;
+                flipped[byte] ^= static_cast<std::byte>(1u << bit);
+                const auto parsed = parse(flipped, error);
+                if (parsed) {
+                    // Whatever was accepted is self-consistent: it re-serialises to the input.
+                    REQUIRE(parsed->serialize() == flipped);
+                } else {
+                    REQUIRE_FALSE(error.empty());
+                }
+            }
+    }
+}
+
+TEST_CASE("parse rejects absurd counts and impossible types", "[schema][parse]") {
+    const auto good = bytes_of(standard_schema());
+    std::string error;
+
+    auto bad = good;
+    put_u32(bad, 8, 0xFFFFFFF0u); // component count
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("component types"));
+
+    bad = good;
+    put_u32(bad, 8, static_cast<std::uint32_t>(schema::max_types) + 1u);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("limit"));
+
+    // First component: name length (1) + "position" (8), then size, align, field count.
+    const std::size_t type0 = 12;
+    REQUIRE(static_cast<std::uint8_t>(bad[type0]) == 8u);
+    const std::size_t size_at = type0 + 1 + 8;
+    const std::size_t align_at = size_at + 4;
+    const std::size_t nfields_at = align_at + 4;
+
+    bad = good;
+    put_u32(bad, size_at, 1u << 30);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("impossible size"));
+
+    bad = good;
+    put_u32(bad, align_at, 3);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("alignment 3"));
+
+    bad = good;
+    bad[nfields_at] = std::byte{0xFF};
+    bad[nfields_at + 1] = std::byte{0xFF};
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("65535 fields"));
+
+    bad = good;
+    bad[type0] = std::byte{0}; // empty type name
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("empty type name"));
+}
+
+TEST_CASE("parse rejects field tables that do not tile their type", "[schema][parse]") {
+    // schema with one component `position` {x: 0..4, y: 4..8}
+    schema s;
+    s.component<position>();
+    const auto good = bytes_of(s);
+    std::string error;
+    REQUIRE(parse(good, error));
+    // Field records start after: header 12, name 9, size 4, align 4, nfields 2 = 31.
+    const std::size_t field0 = 31;
+    REQUIRE(static_cast<char>(good[field0 + 1]) == 'x');
+    // Each field record: name (1 + 1), offset, size, count (4 each), kind (1).
+    const std::size_t field1 = field0 + 2 + 4 + 4 + 4 + 1;
+    REQUIRE(static_cast<char>(good[field1 + 1]) == 'y');
+    const std::size_t f1_offset = field1 + 2, f1_size = f1_offset + 4, f1_count = f1_size + 4, f1_kind = f1_count + 4;
+
+    auto bad = good;
+    put_u32(bad, f1_size, 2); // y covers 2 of 4 bytes: a gap
+    put_u32(bad, f1_count, 1);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("cover"));
+
+    bad = good;
+    put_u32(bad, f1_offset, 6); // y sticks out of the type
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("outside"));
+
+    bad = good;
+    put_u32(bad, f1_offset, 0); // x and y overlap; bytes 4..8 covered by nothing
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("position"));
+
+    bad = good;
+    put_u32(bad, f1_count, 0);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("bad count"));
+
+    bad = good;
+    bad[f1_kind] = std::byte{200};
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("unknown kind"));
+}
+
+TEST_CASE("parse rejects bad groups and duplicate names", "[schema][parse]") {
+    schema s;
+    s.component<position>().component<velocity>().group<position, velocity>();
+    const auto good = bytes_of(s);
+    std::string error;
+    REQUIRE(parse(good, error));
+    // The group block is the last 4 + 2 + 2*2 bytes.
+    const std::size_t groups_at = good.size() - 10;
+    auto bad = good;
+    put_u32(bad, groups_at, 5);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("groups for"));
+
+    bad = good;
+    bad[good.size() - 2] = std::byte{7}; // second id out of range
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("out of range"));
+
+    bad = good;
+    bad[good.size() - 2] = std::byte{0}; // both ids 0: owned twice
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("already owned"));
+
+    bad = good;
+    bad[good.size() - 6] = std::byte{1}; // group of one type
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("1 types"));
+
+    // "position" and "velocity" have the same length: rename the second to the first.
+    bad = good;
+    const std::string velocity_name = "velocity";
+    const auto it = std::search(bad.begin(), bad.end(), velocity_name.begin(), velocity_name.end(),
+                                [](std::byte x, char c) { return static_cast<char>(x) == c; });
+    REQUIRE(it != bad.end());
+    const std::string position_name = "position";
+    for (std::size_t i = 0; i < position_name.size(); ++i)
+        *(it + static_cast<std::ptrdiff_t>(i)) = static_cast<std::byte>(position_name[i]);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("duplicate component 'position'"));
+}
+
+TEST_CASE("differences names what differs", "[schema]") {
+    CHECK(schema::differences(standard_schema(), standard_schema()).empty());
+
+    schema a;
+    a.component<position>().component<velocity>();
+    schema b;
+    b.component<wider::position>().component<velocity>();
+    auto d = schema::differences(a, b);
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0], Catch::Contains("position") && Catch::Contains("size"));
+
+    schema c;
+    c.component<renamed::position>().component<velocity>();
+    d = schema::differences(a, c);
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0], Catch::Contains("position") && Catch::Contains("field"));
+
+    schema e;
+    e.component<velocity>().component<position>();
+    d = schema::differences(a, e);
+    REQUIRE(d.size() == 2);
+    CHECK_THAT(d[0], Catch::Contains("'position' vs 'velocity'"));
+
+    schema f = a;
+    f.component<health>().resource<game_clock>();
+    d = schema::differences(a, f);
+    REQUIRE(d.size() == 2);
+    CHECK_THAT(d[0], Catch::Contains("only in the second") && Catch::Contains("health"));
+    CHECK_THAT(d[1], Catch::Contains("resource") && Catch::Contains("game_clock"));
+    d = schema::differences(f, a);
+    CHECK_THAT(d[0], Catch::Contains("only in the first"));
+
+    schema g = a;
+    g.group<position, velocity>();
+    d = schema::differences(a, g);
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0], Catch::Contains("group"));
+}
+
+TEST_CASE("misuse: declaring a type twice", "[schema][misuse]") {
+    schema s;
+    s.component<position>().resource<game_clock>();
+    const auto before = s.serialize();
+    REQUIRE_MISUSE(s.component<position>(), "already declared as a component");
+    REQUIRE_MISUSE(s.resource<position>(), "already declared as a component");
+    REQUIRE_MISUSE(s.component<game_clock>(), "already declared as a resource");
+    REQUIRE_MISUSE(s.component<renamed::position>(), "position is already declared"); // same name
+    CHECK(s.serialize() == before);
+}
+
+TEST_CASE("misuse: bad group declarations", "[schema][misuse]") {
+    schema s;
+    s.component<position>().component<velocity>().component<health>();
+    const auto before = s.serialize();
+    REQUIRE_MISUSE((s.group<position, undeclared>()), "undeclared, which is not a declared component");
+    REQUIRE_MISUSE((s.group<position, position>()), "appears twice");
+    s.group<position, velocity>();
+    const auto with_group = s.serialize();
+    REQUIRE_MISUSE((s.group<health, velocity>()), "already owned");
+    CHECK(s.serialize() == with_group);
+    CHECK(with_group != before);
+}
+
+TEST_CASE("misuse: a type name too long for the canonical form", "[schema][misuse]") {
+    STATIC_REQUIRE(type_info_of<long_name>().name.size() == schema::max_name + 1);
+    schema s;
+    s.component<position>();
+    const auto before = s.serialize();
+    REQUIRE_MISUSE(s.component<long_name>(), "name");
+    REQUIRE_MISUSE(s.resource<long_name>(), "name");
+    CHECK(s.serialize() == before);
+    std::string error;
+    CHECK(parse(before, error));
+}

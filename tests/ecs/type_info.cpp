@@ -1,0 +1,229 @@
+// Field registration: names, offsets, sizes, counts and kinds recorded by RETCON_COMPONENT.
+#include "common/components.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace type_info_test {
+
+enum class color : std::uint16_t { red, green };
+
+struct inner {
+    std::int16_t a;
+    std::uint16_t b;
+};
+RETCON_COMPONENT(inner, a, b);
+
+struct everything {
+    double d;
+    std::int64_t i64;
+    std::uint64_t u64;
+    float f;
+    std::int32_t i32;
+    std::uint32_t u32;
+    entity who;
+    inner nested;
+    std::array<std::uint16_t, 3> triple;
+    color c;
+    std::int16_t i16;
+    std::uint16_t u16;
+    std::int8_t i8;
+    std::uint8_t u8;
+    bool flag;
+    std::uint8_t bytes[5];
+    fixed_string<8> label;
+};
+// Fields listed out of declaration order on purpose: registration accepts any order.
+RETCON_COMPONENT(everything, u64, d, i64, f, i32, u32, who, nested, triple, c, i16, u16, i8, u8, flag, bytes, label);
+
+struct with_chars {
+    char code[4];
+    signed char s;
+    unsigned char u;
+    char c;
+    std::uint8_t pad;
+};
+RETCON_COMPONENT(with_chars, code, s, u, c, pad);
+
+struct unregistered {
+    int x;
+};
+
+} // namespace type_info_test
+
+using namespace type_info_test;
+
+namespace {
+const field_info &field_named(const type_info &t, std::string_view name) {
+    for (const auto &f : t.fields)
+        if (f.name == name) return f;
+    FAIL("no field " << name);
+    return t.fields[0];
+}
+} // namespace
+
+TEST_CASE("type_info of the test components", "[type_info]") {
+    const type_info pos = type_info_of<position>();
+    CHECK(pos.name == "position");
+    CHECK(pos.size == sizeof(position));
+    CHECK(pos.align == alignof(position));
+    CHECK_FALSE(pos.is_tag());
+    REQUIRE(pos.fields.size() == 2);
+    CHECK(pos.fields[0].name == "x");
+    CHECK(pos.fields[0].offset == offsetof(position, x));
+    CHECK(pos.fields[0].size == sizeof(float));
+    CHECK(pos.fields[0].count == 1);
+    CHECK(pos.fields[0].kind == field_kind::f32);
+    CHECK(pos.fields[1].name == "y");
+    CHECK(pos.fields[1].offset == offsetof(position, y));
+
+    const type_info h = type_info_of<health>();
+    REQUIRE(h.fields.size() == 4);
+    CHECK(field_named(h, "hp").kind == field_kind::i32);
+    CHECK(field_named(h, "armor").kind == field_kind::u16);
+    CHECK(field_named(h, "armor").offset == offsetof(health, armor));
+    CHECK(field_named(h, "team").kind == field_kind::u8);
+    CHECK(field_named(h, "pad").offset == offsetof(health, pad));
+
+    const type_info n = type_info_of<name_tag>();
+    REQUIRE(n.fields.size() == 1);
+    CHECK(n.fields[0].kind == field_kind::text);
+    CHECK(n.fields[0].size == 16u);
+
+    const type_info t = type_info_of<target>();
+    REQUIRE(t.fields.size() == 1);
+    CHECK(t.fields[0].kind == field_kind::entity);
+    CHECK(t.fields[0].size == sizeof(entity));
+
+    const type_info inv = type_info_of<inventory>();
+    REQUIRE(inv.fields.size() == 1);
+    CHECK(inv.fields[0].size == sizeof(inline_vector<std::uint16_t, 7>));
+    // inline_vector has its own registration, so it is a nested record with a field table.
+    CHECK(inv.fields[0].kind == field_kind::record);
+
+    const type_info clock = type_info_of<game_clock>();
+    CHECK(clock.name == "game_clock");
+    CHECK(clock.size == 8u);
+}
+
+TEST_CASE("tags have no payload", "[type_info]") {
+    STATIC_REQUIRE(is_tag_v<frozen>);
+    STATIC_REQUIRE(is_tag_v<const marked>);
+    STATIC_REQUIRE_FALSE(is_tag_v<position>);
+    const type_info f = type_info_of<frozen>();
+    CHECK(f.is_tag());
+    CHECK(f.size == 0u);
+    CHECK(f.fields.empty());
+    CHECK(f.name == "frozen");
+}
+
+TEST_CASE("is_registered_v", "[type_info]") {
+    STATIC_REQUIRE(is_registered_v<position>);
+    STATIC_REQUIRE(is_registered_v<const position>);
+    STATIC_REQUIRE(is_registered_v<frozen>);
+    STATIC_REQUIRE(is_registered_v<fixed_string<4>>);
+    STATIC_REQUIRE(is_registered_v<inline_vector<std::uint32_t, 3>>);
+    STATIC_REQUIRE_FALSE(is_registered_v<unregistered>);
+    STATIC_REQUIRE_FALSE(is_registered_v<int>);
+}
+
+TEST_CASE("every field kind, arrays, enums and nested records", "[type_info]") {
+    const type_info t = type_info_of<everything>();
+    CHECK(t.size == sizeof(everything));
+    CHECK(t.align == alignof(everything));
+    REQUIRE(t.fields.size() == 17);
+    // Registration order is kept (it is what the schema hashes), whatever the layout order.
+    CHECK(t.fields[0].name == "u64");
+    CHECK(t.fields[1].name == "d");
+
+    CHECK(field_named(t, "d").kind == field_kind::f64);
+    CHECK(field_named(t, "i64").kind == field_kind::i64);
+    CHECK(field_named(t, "u64").kind == field_kind::u64);
+    CHECK(field_named(t, "f").kind == field_kind::f32);
+    CHECK(field_named(t, "i32").kind == field_kind::i32);
+    CHECK(field_named(t, "u32").kind == field_kind::u32);
+    CHECK(field_named(t, "who").kind == field_kind::entity);
+    CHECK(field_named(t, "nested").kind == field_kind::record);
+    CHECK(field_named(t, "nested").size == sizeof(inner));
+    CHECK(field_named(t, "c").kind == field_kind::u16); // enums read as their underlying type
+    CHECK(field_named(t, "i16").kind == field_kind::i16);
+    CHECK(field_named(t, "u16").kind == field_kind::u16);
+    CHECK(field_named(t, "i8").kind == field_kind::i8);
+    CHECK(field_named(t, "u8").kind == field_kind::u8);
+    CHECK(field_named(t, "flag").kind == field_kind::boolean);
+    CHECK(field_named(t, "label").kind == field_kind::text);
+    CHECK(field_named(t, "label").size == 8u);
+
+    const auto &triple = field_named(t, "triple");
+    CHECK(triple.kind == field_kind::u16);
+    CHECK(triple.count == 3u);
+    CHECK(triple.size == 6u);
+    CHECK(triple.offset == offsetof(everything, triple));
+    const auto &bytes = field_named(t, "bytes");
+    CHECK(bytes.count == 5u);
+    CHECK(bytes.size == 5u);
+    CHECK(bytes.kind == field_kind::u8);
+
+    // The fields tile the type: sorted by offset they are contiguous and end at sizeof.
+    std::array<std::pair<std::uint32_t, std::uint32_t>, 17> spans{};
+    for (std::size_t i = 0; i < spans.size(); ++i) spans[i] = {t.fields[i].offset, t.fields[i].size};
+    std::sort(spans.begin(), spans.end());
+    std::uint32_t end = 0;
+    for (const auto &[offset, size] : spans) {
+        CHECK(offset == end);
+        end = offset + size;
+    }
+    CHECK(end == sizeof(everything));
+}
+
+TEST_CASE("plain char is text on every platform", "[type_info]") {
+    // char is signed on x86 and unsigned on ARM: mapping it to i8/u8 would give the same
+    // program different schema hashes on a server and a client of the other architecture.
+    const type_info t = type_info_of<with_chars>();
+    CHECK(field_named(t, "code").kind == field_kind::text);
+    CHECK(field_named(t, "code").count == 4u);
+    CHECK(field_named(t, "c").kind == field_kind::text);
+    CHECK(field_named(t, "s").kind == field_kind::i8);
+    CHECK(field_named(t, "u").kind == field_kind::u8);
+    CHECK(type_info_of<fixed_string<12>>().fields[0].kind == field_kind::text);
+}
+
+TEST_CASE("nested registrations describe fixed_string and inline_vector", "[type_info]") {
+    const type_info fs = type_info_of<fixed_string<12>>();
+    REQUIRE(fs.fields.size() == 1);
+    CHECK(fs.fields[0].count == 12u);
+    CHECK(fs.size == 12u);
+
+    const type_info iv = type_info_of<inline_vector<std::uint32_t, 3>>();
+    REQUIRE(iv.fields.size() == 2);
+    CHECK(iv.fields[0].name == "count");
+    CHECK(iv.fields[0].offset == 0u);
+    CHECK(iv.fields[1].name == "items");
+    CHECK(iv.fields[1].offset == iv.fields[0].size);
+    CHECK(iv.fields[1].count == 3u);
+    CHECK(iv.fields[0].size + iv.fields[1].size == iv.size);
+}
+
+TEST_CASE("fields_tile detects gaps and overlaps", "[type_info]") {
+    struct two {
+        std::uint32_t a, b;
+    };
+    static constexpr auto ok = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0),
+                                                internal::make_field<std::uint32_t>("b", 4));
+    static constexpr auto gap = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0));
+    static constexpr auto overlap = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0),
+                                                     internal::make_field<std::uint32_t>("b", 0));
+    static constexpr auto swapped = internal::describe<two>("two", internal::make_field<std::uint32_t>("b", 4),
+                                                     internal::make_field<std::uint32_t>("a", 0));
+    STATIC_REQUIRE(internal::fields_tile(ok));
+    STATIC_REQUIRE_FALSE(internal::fields_tile(gap));
+    STATIC_REQUIRE_FALSE(internal::fields_tile(overlap));
+    STATIC_REQUIRE(internal::fields_tile(swapped));
+}
