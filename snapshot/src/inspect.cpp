@@ -95,7 +95,8 @@ result<file_kind> detect_file_kind(const std::filesystem::path &path) {
     unsigned char m[4] = {};
     in.read(reinterpret_cast<char *>(m), 4);
     if (in.gcount() < 4) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
-    const std::uint32_t magic = m[0] | (m[1] << 8) | (m[2] << 16) | (std::uint32_t{m[3]} << 24);
+    const std::uint32_t magic = std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) |
+                                (std::uint32_t{m[3]} << 24);
     if (magic == snapshot_file_magic) return file_kind::snapshot;
     if (magic == replay_file_magic) return file_kind::replay;
     return file_kind::unknown;

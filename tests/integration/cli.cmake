@@ -1,0 +1,27 @@
+# Runs the retcon tool once and checks its exit code and output.
+#   cmake -DRETCON=<tool> -DARGS="a|b|c" -DEXPECT_EXIT=<n>
+#         [-DEXPECT_OUT=<regex>] [-DEXPECT_ERR=<regex>] [-DREJECT_OUT=<regex>] -P cli.cmake
+# ARGS separates arguments with '|' (a ';' would be split by add_test).
+if(NOT DEFINED RETCON OR NOT DEFINED EXPECT_EXIT)
+  message(FATAL_ERROR "cli.cmake needs -DRETCON=... and -DEXPECT_EXIT=...")
+endif()
+set(args "")
+if(DEFINED ARGS AND NOT ARGS STREQUAL "")
+  string(REPLACE "|" ";" args "${ARGS}")
+endif()
+execute_process(COMMAND ${RETCON} ${args}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+set(report "retcon ${args}\n--- exit ${rc} (expected ${EXPECT_EXIT})\n--- stdout\n${out}\n--- stderr\n${err}")
+if(NOT rc STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "unexpected exit code\n${report}")
+endif()
+if(DEFINED EXPECT_OUT AND NOT out MATCHES "${EXPECT_OUT}")
+  message(FATAL_ERROR "stdout does not match '${EXPECT_OUT}'\n${report}")
+endif()
+if(DEFINED EXPECT_ERR AND NOT err MATCHES "${EXPECT_ERR}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT_ERR}'\n${report}")
+endif()
+if(DEFINED REJECT_OUT AND out MATCHES "${REJECT_OUT}")
+  message(FATAL_ERROR "stdout matches '${REJECT_OUT}' but must not\n${report}")
+endif()
+message(STATUS "ok: retcon ${args} -> ${rc}")

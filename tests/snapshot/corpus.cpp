@@ -1,0 +1,259 @@
+// The golden corpus in tests/data: files written by an earlier build of retcon must still read
+// back to the same worlds and hashes (format stability), and the damaged variants in
+// tests/data/corrupt must each be rejected with their named error.
+//
+// To regenerate after a deliberate format change (bump the format version first):
+//     retcon_snapshot_tests "[generate]"
+// which rewrites tests/data/golden_v1.* and tests/data/corrupt/* from the script below.
+#include <retcon/snapshot/file.hpp>
+#include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/replay.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/components.hpp"
+#include "common/temp_dir.hpp"
+#include "common/world_gen.hpp"
+#include "replay_game.hpp"
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace {
+
+const std::filesystem::path data_dir{RETCON_TEST_DATA_DIR};
+
+// ------------------------------------------------------------------ the fixed script
+
+schema golden_schema() { return grouped_schema(); }
+
+/// The game world after @p frames frames of seeded inputs (two players).
+world golden_world(std::uint64_t frames) {
+    world w = game::start_world(golden_schema(), 2);
+    rng r{11};
+    std::vector<std::byte> in;
+    std::vector<std::uint8_t> fl;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+        game::make_inputs(r, 2, in, fl);
+        game::step(w, f, in, fl);
+    }
+    w.set_resource<rng_state>(std::uint64_t{0x0123456789abcdefull});
+    return w;
+}
+
+replay_settings golden_replay_settings() {
+    replay_settings s;
+    s.players = 2;
+    s.input_size = game::input_size;
+    s.keyframe_interval = 16;
+    s.full_keyframe_every = 3;
+    s.frames_per_chunk = 8;
+    s.metadata = {{"game", "retcon golden corpus"}, {"format", "v1"}};
+    return s;
+}
+
+constexpr std::uint64_t golden_frame = 40;
+constexpr std::uint64_t replay_frames = 64;
+
+// ------------------------------------------------------------------ damage
+
+template<class T>
+T get(const std::vector<std::byte> &b, std::size_t off) {
+    T v;
+    std::memcpy(&v, b.data() + off, sizeof v);
+    return v;
+}
+template<class T>
+void put(std::vector<std::byte> &b, std::size_t off, T v) {
+    std::memcpy(b.data() + off, &v, sizeof v);
+}
+void reseal_snapshot(std::vector<std::byte> &b) {
+    const auto schema_size = get<std::uint32_t>(b, 24);
+    std::vector<std::byte> covered(b.begin(), b.begin() + 56);
+    covered.insert(covered.end(), b.begin() + 64, b.begin() + 64 + schema_size);
+    put(b, 56, xxh3(covered));
+}
+
+/// Offset of the replay chunk after the starting keyframe (the first frames chunk).
+std::size_t second_chunk(const std::vector<std::byte> &b) {
+    auto r = replay_reader::parse(b, "golden");
+    REQUIRE(r.ok());
+    const auto &k = r->keyframes()[0];
+    return static_cast<std::size_t>(k.offset + 40 + k.stored_bytes);
+}
+std::size_t keyframe_offset(const std::vector<std::byte> &b, std::size_t index) {
+    auto r = replay_reader::parse(b, "golden");
+    REQUIRE(r.ok());
+    REQUIRE(index < r->keyframes().size());
+    return static_cast<std::size_t>(r->keyframes()[index].offset);
+}
+
+struct corrupt_case {
+    const char *file;   ///< name in tests/data/corrupt
+    const char *source; ///< golden file it is made from
+    std::function<void(std::vector<std::byte> &)> damage;
+    errc expected;
+    bool on_check = false; ///< a replay whose damage only check() can see (keyframes decode lazily)
+};
+
+const std::vector<corrupt_case> &corrupt_cases() {
+    static const std::vector<corrupt_case> cases = {
+        {"truncated_header.rcs", "golden_v1.rcs", [](auto &b) { b.resize(40); }, errc::truncated},
+        {"truncated_image.rcs", "golden_v1.rcs", [](auto &b) { b.resize(b.size() - 10); }, errc::truncated},
+        {"bad_magic.rcs", "golden_v1.rcs", [](auto &b) { b[0] ^= std::byte{0xff}; }, errc::bad_magic},
+        {"bad_version.rcs", "golden_v1.rcs", [](auto &b) { put<std::uint16_t>(b, 4, 99); }, errc::bad_version},
+        {"header_bitflip.rcs", "golden_v1.rcs", [](auto &b) { b[16] ^= std::byte{0x10}; }, errc::checksum},
+        {"schema_bitflip.rcs", "golden_v1.rcs", [](auto &b) { b[80] ^= std::byte{0x01}; }, errc::checksum},
+        {"image_checksum.rcs", "golden_v1.rcs",
+         [](auto &b) {
+             put<std::uint64_t>(b, 48, get<std::uint64_t>(b, 48) ^ 0x8000u);
+             reseal_snapshot(b);
+         },
+         errc::checksum},
+        {"bomb.rcs", "golden_v1.rcs",
+         [](auto &b) {
+             put<std::uint64_t>(b, 32, std::uint64_t{1} << 40);
+             reseal_snapshot(b);
+         },
+         errc::too_large},
+        {"trailing_garbage.rcs", "golden_v1.rcs", [](auto &b) { b.insert(b.end(), 7, std::byte{0xee}); }, errc::corrupt},
+        {"truncated_header.rcr", "golden_v1.rcr", [](auto &b) { b.resize(50); }, errc::truncated},
+        {"truncated_keyframe.rcr", "golden_v1.rcr", [](auto &b) { b.resize(keyframe_offset(b, 0) + 60); },
+         errc::truncated},
+        {"bad_magic.rcr", "golden_v1.rcr", [](auto &b) { b[1] ^= std::byte{0x20}; }, errc::bad_magic},
+        {"bad_version.rcr", "golden_v1.rcr", [](auto &b) { put<std::uint16_t>(b, 4, 2); }, errc::bad_version},
+        {"metadata_bitflip.rcr", "golden_v1.rcr", [](auto &b) { b[keyframe_offset(b, 0) - 3] ^= std::byte{0x04}; },
+         errc::checksum},
+        {"chunk_magic.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b)] ^= std::byte{0x01}; }, errc::corrupt},
+        {"chunk_header_bitflip.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b) + 8] ^= std::byte{0x02}; },
+         errc::checksum},
+        {"frames_checksum.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b) + 33] ^= std::byte{0x40}; },
+         errc::checksum},
+        {"keyframe_checksum.rcr", "golden_v1.rcr", [](auto &b) { b[keyframe_offset(b, 1) + 35] ^= std::byte{0x08}; },
+         errc::checksum, true},
+        {"trailer.rcr", "golden_v1.rcr", [](auto &b) { b[b.size() - 16] ^= std::byte{0x01}; }, errc::corrupt},
+    };
+    return cases;
+}
+
+/// The error reading @p path gives (opening, then check() for replays).
+error read_error(const std::filesystem::path &path, bool &at_check) {
+    at_check = false;
+    if (path.extension() == ".rcs") {
+        auto f = read_snapshot_file(path);
+        return f.ok() ? error{} : f.err();
+    }
+    auto r = replay_reader::open(path);
+    if (!r) return r.err();
+    at_check = true;
+    auto c = r->check();
+    return c.ok() ? error{} : c.err();
+}
+
+} // namespace
+
+TEST_CASE("generate the golden corpus", "[.generate]") {
+    std::filesystem::create_directories(data_dir / "corrupt");
+    const world a = golden_world(golden_frame);
+    REQUIRE(write_snapshot_file(data_dir / "golden_v1.rcs", a, golden_frame).ok());
+    const world b = golden_world(golden_frame + 1);
+    REQUIRE(write_snapshot_file(data_dir / "golden_v1_b.rcs", b, golden_frame + 1).ok());
+    (void)game::record(data_dir / "golden_v1.rcr", golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
+    for (const auto &c : corrupt_cases()) {
+        auto bytes = read_bytes(data_dir / c.source);
+        REQUIRE_FALSE(bytes.empty());
+        c.damage(bytes);
+        REQUIRE(write_bytes(data_dir / "corrupt" / c.file, bytes));
+    }
+    std::uintmax_t total = 0; // this corpus only (other suites keep files in tests/data too)
+    for (const char *name : {"golden_v1.rcs", "golden_v1_b.rcs", "golden_v1.rcr"}) total += std::filesystem::file_size(data_dir / name);
+    for (const auto &e : std::filesystem::directory_iterator(data_dir / "corrupt")) total += e.file_size();
+    WARN("the snapshot corpus holds " << total << " bytes");
+    CHECK(total < 200u * 1024u);
+}
+
+TEST_CASE("golden snapshot files still read back to the same worlds", "[snapshot][corpus]") {
+    for (const auto &[name, frame] : {std::pair{"golden_v1.rcs", golden_frame}, std::pair{"golden_v1_b.rcs", golden_frame + 1}}) {
+        CAPTURE(name);
+        const world expected = golden_world(frame);
+        auto f = read_snapshot_file(data_dir / name);
+        REQUIRE(f.ok());
+        CHECK(f->frame == frame);
+        CHECK(f->schema == golden_schema());
+        CHECK(hash(f->image) == hash(expected));
+        world loaded{golden_schema()};
+        auto got = load_snapshot_file(data_dir / name, loaded);
+        REQUIRE(got.ok());
+        CHECK(*got == frame);
+        CHECK(capture(loaded) == capture(expected));
+        // And the loaded world goes on exactly like the scripted one.
+        world scripted = golden_world(frame);
+        rng r{frame};
+        for (int i = 0; i < 50; ++i) {
+            const std::uint64_t seed = r.next();
+            rng a{seed}, b{seed};
+            random_op(loaded, a);
+            random_op(scripted, b);
+        }
+        CHECK(hash(loaded) == hash(scripted));
+    }
+}
+
+TEST_CASE("the golden replay still reads, checks and verifies", "[snapshot][corpus]") {
+    temp_dir dir;
+    const auto rec = game::record(dir / "again.rcr", golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
+    auto r = replay_reader::open(data_dir / "golden_v1.rcr");
+    REQUIRE(r.ok());
+    CHECK(r->complete());
+    CHECK(r->schema() == golden_schema());
+    CHECK(r->start_frame() == 0);
+    REQUIRE(r->frame_count() == replay_frames);
+    CHECK(r->settings().metadata == golden_replay_settings().metadata);
+    CHECK(r->settings().keyframe_interval == 16);
+    for (std::uint64_t f = 0; f < replay_frames; ++f) {
+        CAPTURE(f);
+        const auto in = r->inputs(f);
+        CHECK(std::equal(in.begin(), in.end(), rec.inputs[f].begin(), rec.inputs[f].end()));
+        const auto fl = r->flags(f);
+        CHECK(std::equal(fl.begin(), fl.end(), rec.flags[f].begin(), rec.flags[f].end()));
+        CHECK(r->hash(f) == rec.hashes[f]);
+    }
+    REQUIRE(r->keyframes().size() == 5);
+    CHECK(r->check().ok());
+    world w{golden_schema()};
+    auto v = verify(*r, w, game::step);
+    REQUIRE(v.ok());
+    CHECK(v->ok());
+    CHECK(v->frames_checked == replay_frames);
+    CHECK(hash(w) == rec.hashes.back());
+}
+
+TEST_CASE("every file in the corrupt corpus is rejected with its named error", "[snapshot][corpus][hostile]") {
+    std::size_t seen = 0;
+    for (const auto &c : corrupt_cases()) {
+        CAPTURE(c.file);
+        const auto path = data_dir / "corrupt" / c.file;
+        REQUIRE(std::filesystem::exists(path));
+        bool at_check = false;
+        const error e = read_error(path, at_check);
+        CHECK(e.code == c.expected);
+        INFO(to_string(e.code) << ": " << e.message);
+        CHECK_FALSE(e.message.empty());
+        CHECK(at_check == c.on_check);
+        // The corpus matches its recipe (regenerate it if the golden files changed).
+        auto bytes = read_bytes(data_dir / c.source);
+        c.damage(bytes);
+        CHECK(bytes == read_bytes(path));
+        ++seen;
+    }
+    std::size_t on_disk = 0;
+    for (const auto &entry : std::filesystem::directory_iterator(data_dir / "corrupt")) on_disk += entry.is_regular_file() ? 1u : 0u;
+    CHECK(on_disk == seen); // no stray file without an expectation
+}
