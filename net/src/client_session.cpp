@@ -29,6 +29,7 @@ struct client_session::impl final : transport_handler {
     int slot = -1;
     std::uint64_t token = 0;
     std::size_t players = 0, isz = 0, rec = 0;
+    std::uint32_t max_frames_per_packet = 1;
     snapshot_ring ring;
     internal::frame_ring confirmed, used, local;
     std::uint32_t current = 0, confirmed_end = 0, sync_frame = 0;
@@ -75,9 +76,13 @@ struct client_session::impl final : transport_handler {
     impl(session_config c, world &wr, step_function s, transport &t, client_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
           ring{std::size_t{cfg.prediction_window} + 2u} {
+        internal::check_config(cfg);
         players = cfg.max_players;
         isz = cfg.input_size;
         rec = players * (1u + isz);
+        // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
+        max_frames_per_packet = static_cast<std::uint32_t>(
+            std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
         period = 1000.0 / cfg.tick_hz;
         const std::size_t cap = std::size_t{cfg.prediction_window} + cfg.input_delay + 2u * wire::limits::max_frames_per_packet + 64u;
         confirmed.reset(cap, rec);
@@ -106,6 +111,7 @@ struct client_session::impl final : transport_handler {
         h.content_version = cfg.content_version;
         h.tick_hz = cfg.tick_hz;
         h.input_size = cfg.input_size;
+        h.max_players = cfg.max_players;
         h.spectator = opt.spectator;
         h.reconnect_token = opt.reconnect_token;
         h.name = opt.name;
@@ -130,10 +136,19 @@ struct client_session::impl final : transport_handler {
         switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
         case wire::message_kind::welcome: {
             wire::welcome_msg m;
-            if (ch != wire::channel::control || !wire::decode(data, m) || m.max_players != cfg.max_players) return;
+            if (ch != wire::channel::control || !wire::decode(data, m)) return;
+            if (m.max_players != cfg.max_players) { // the server checks this too; never wait silently
+                state = client_state::rejected;
+                emit(session_event_kind::rejected, 0, -1, "server has " + std::to_string(m.max_players) + " player slots, we expect " +
+                                                              std::to_string(cfg.max_players));
+                net.disconnect(0);
+                return;
+            }
             slot = m.slot == 0xff ? -1 : m.slot;
             token = m.token;
             if (state == client_state::connecting) state = client_state::loading;
+            // Reliable channels are ordered each on its own: the snapshot may have beaten us.
+            if (transfer.complete()) load_snapshot();
             return;
         }
         case wire::message_kind::reject: {
@@ -146,7 +161,8 @@ struct client_session::impl final : transport_handler {
         case wire::message_kind::snapshot_chunk: {
             wire::snapshot_chunk_msg m;
             if (ch != wire::channel::snapshots || !wire::decode(data, m) || !transfer.add(m)) return;
-            if (transfer.complete()) load_snapshot();
+            // Before the welcome we do not know our slot yet: keep the snapshot until it arrives.
+            if (transfer.complete() && state != client_state::connecting) load_snapshot();
             return;
         }
         case wire::message_kind::confirmed: handle_confirmed(data); return;
@@ -427,8 +443,7 @@ struct client_session::impl final : transport_handler {
         if (slot < 0) return send_ack();
         const std::uint32_t end = local_next;
         std::uint32_t first = std::max(server_ack_input, sync_frame);
-        if (end > wire::limits::max_frames_per_packet && first < end - wire::limits::max_frames_per_packet)
-            first = end - static_cast<std::uint32_t>(wire::limits::max_frames_per_packet);
+        if (end > max_frames_per_packet && first < end - max_frames_per_packet) first = end - max_frames_per_packet;
         window.clear();
         std::uint32_t count = 0;
         for (std::uint32_t f = first; f < end; ++f) {

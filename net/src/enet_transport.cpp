@@ -39,9 +39,8 @@ public:
         release_enet();
     }
 
-    // Not configured here: ENet drops a connection whose peer gets a throttle command while
-    // it is still connecting. It is configured on its CONNECT event like every other peer.
-    void add_pending_server(ENetPeer *peer) { pending_ = peer; }
+    // The pending server peer is not configured here: ENet drops a connection whose peer gets
+    // a throttle command while it is still connecting. It is configured on its CONNECT event.
 
     void send(peer_id id, wire::channel ch, std::span<const std::byte> data) override {
         const auto it = peers_.find(id);
@@ -115,7 +114,6 @@ private:
     ENetHost *host_;
     bool server_;
     enet_options options_;
-    ENetPeer *pending_ = nullptr;
     peer_id next_id_ = 0;
     std::unordered_map<peer_id, ENetPeer *> peers_;
 };
@@ -163,9 +161,7 @@ result<std::unique_ptr<transport>> make_enet_client(const std::string &host_name
         release_enet();
         return error{errc::io, "cannot start connecting to " + host_name + ":" + std::to_string(port)};
     }
-    auto *t = new enet_transport(host, false, options);
-    t->add_pending_server(peer);
-    return std::unique_ptr<transport>(t);
+    return std::unique_ptr<transport>(new enet_transport(host, false, options));
 }
 
 } // namespace retcon

@@ -151,6 +151,7 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     w.u64(m.content_version);
     w.u16(m.tick_hz);
     w.u16(m.input_size);
+    w.u8(m.max_players);
     w.u8(m.spectator ? 1 : 0);
     w.u64(m.reconnect_token);
     w.text8(m.name, limits::max_name);
@@ -165,6 +166,7 @@ bool decode(std::span<const std::byte> in, hello_msg &m) {
     m.content_version = r.u64();
     m.tick_hz = r.u16();
     m.input_size = r.u16();
+    m.max_players = r.u8();
     const auto flags = r.u8();
     m.spectator = (flags & 1u) != 0;
     m.reconnect_token = r.u64();
@@ -209,7 +211,7 @@ bool decode(std::span<const std::byte> in, reject_msg &m) {
     const auto reason = r.u8();
     m.reason = static_cast<reject_reason>(reason);
     m.text = r.text(r.u16(), limits::max_text);
-    return r.done() && reason >= 1 && reason <= 7;
+    return r.done() && reason >= 1 && reason <= 8;
 }
 
 void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {

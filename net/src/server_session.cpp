@@ -55,6 +55,7 @@ struct server_session::impl final : transport_handler {
     server_options opt;
 
     std::size_t players, isz, rec;
+    std::uint32_t max_frames_per_packet = 1;
     double period;
     bool started = false;
     std::uint64_t t0 = 0;
@@ -86,6 +87,7 @@ struct server_session::impl final : transport_handler {
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)} {
+        internal::check_config(cfg);
         players = cfg.max_players;
         isz = cfg.input_size;
         rec = players * (1u + isz);
@@ -99,6 +101,9 @@ struct server_session::impl final : transport_handler {
         forensic.resize(std::max<std::uint32_t>(opt.forensic_frames, 1u));
         forensic_frame.assign(forensic.size(), wire::no_frame);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
+        // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
+        max_frames_per_packet = static_cast<std::uint32_t>(
+            std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
     }
 
     void emit(session_event_kind k, std::uint32_t frame, int s = -1, std::string text = {}) {
@@ -172,6 +177,9 @@ struct server_session::impl final : transport_handler {
         if (h.content_version != cfg.content_version)
             return reject(c, wire::reject_reason::content, "content version " + std::to_string(h.content_version) +
                                                                ", server has " + std::to_string(cfg.content_version));
+        if (h.max_players != cfg.max_players)
+            return reject(c, wire::reject_reason::players, "match has " + std::to_string(cfg.max_players) +
+                                                               " player slots, client expects " + std::to_string(h.max_players));
         if (h.tick_hz != cfg.tick_hz)
             return reject(c, wire::reject_reason::tick, "tick rate " + std::to_string(h.tick_hz) + " Hz, server runs " +
                                                             std::to_string(cfg.tick_hz) + " Hz");
@@ -262,10 +270,12 @@ struct server_session::impl final : transport_handler {
             ++c.uploads;
             c.awaiting_upload = frame;
             c.upload.reset();
-        } else {
-            emit(session_event_kind::desync_detected, frame, c.slot, "checksum mismatch (upload quota used; not diffed)");
         }
-        wire::desync_msg m{frame, ""};
+        // An empty text asks the client for its snapshot; with the quota used, say so instead
+        // (a client uploads only when asked).
+        const std::string text = can_upload ? "" : "checksum mismatch (not diffed: upload quota used)";
+        if (!can_upload) emit(session_event_kind::desync_detected, frame, c.slot, text);
+        wire::desync_msg m{frame, text};
         wire::encode(m, out);
         send(c, wire::channel::control, out);
         send_snapshot(c); // resynchronise at once
@@ -404,7 +414,7 @@ struct server_session::impl final : transport_handler {
                 send_snapshot(c);
                 first = c.sync_frame;
             }
-            const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, wire::limits::max_frames_per_packet);
+            const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, max_frames_per_packet);
             cmsg.first_frame = first;
             cmsg.count = static_cast<std::uint8_t>(count);
             cmsg.players = static_cast<std::uint8_t>(players);

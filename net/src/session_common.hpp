@@ -2,11 +2,13 @@
 #define RETCON_NET_SRC_SESSION_COMMON_HPP
 
 // Pieces shared by the client and server sessions.
+#include <retcon/config.hpp>
 #include <retcon/net/protocol.hpp>
 #include <retcon/net/session_config.hpp>
 #include <retcon/net/stats.hpp>
 #include <retcon/snapshot/error.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +16,17 @@
 #include <vector>
 
 namespace retcon::internal {
+
+/// @brief Reports a session_config outside what the protocol can carry (misuse, all builds).
+inline void check_config(const session_config &c) {
+    if (c.max_players == 0 || c.max_players > wire::limits::max_players)
+        misuse("session_config: max_players %u is outside 1..%zu", static_cast<unsigned>(c.max_players), wire::limits::max_players);
+    if (c.input_size == 0 || c.input_size > wire::limits::max_input_size)
+        misuse("session_config: input_size %u is outside 1..%zu", static_cast<unsigned>(c.input_size), wire::limits::max_input_size);
+    if (c.tick_hz == 0) misuse("session_config: tick_hz must be positive");
+    if (c.prediction_window == 0 || c.prediction_window > 256)
+        misuse("session_config: prediction_window %u is outside 1..256", c.prediction_window);
+}
 
 /// @brief Fixed-size records keyed by frame number in a power-of-two ring (no allocation after
 /// reset). A slot remembers which frame it holds, so stale slots are never mistaken for new.

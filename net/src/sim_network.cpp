@@ -27,7 +27,8 @@ struct sim_network::impl {
         bool client_notified_close = false;
         bool server_notified_close = false;
         std::uint64_t bytes_up = 0, bytes_down = 0;
-        std::uint64_t last_reliable_up = 0, last_reliable_down = 0;
+        // Reliable delivery is ordered per channel (as in ENet), not across channels.
+        std::uint64_t last_reliable_up[wire::channel_count] = {}, last_reliable_down[wire::channel_count] = {};
         std::vector<std::size_t> held_up, held_down; // reliable packets held during a blackout
     };
 
@@ -112,8 +113,9 @@ struct sim_network::impl {
             std::uint64_t delay = c.latency_ms + (c.jitter_ms ? static_cast<std::uint64_t>(uniform() * (c.jitter_ms + 1.0)) : 0u);
             if (!reliable && uniform() < c.reorder) delay += c.jitter_ms + 1u + static_cast<std::uint64_t>(uniform() * 20.0);
             p.deliver_at = now + delay;
-            if (reliable) { // in order, like a reliable channel
-                std::uint64_t &last = upstream ? l.last_reliable_up : l.last_reliable_down;
+            if (reliable) { // in order within its channel, like ENet
+                const auto c_index = static_cast<std::size_t>(ch);
+                std::uint64_t &last = upstream ? l.last_reliable_up[c_index] : l.last_reliable_down[c_index];
                 p.deliver_at = std::max(p.deliver_at, last);
                 last = p.deliver_at;
                 if (l.blackout) {

@@ -26,11 +26,12 @@ std::string element(field_kind kind, const std::byte *p, std::size_t size, bool 
     case field_kind::i8: return std::to_string(load<std::int8_t>(p));
     case field_kind::i16: return std::to_string(load<std::int16_t>(p));
     case field_kind::i32: return std::to_string(load<std::int32_t>(p));
-    case field_kind::i64: return std::to_string(load<std::int64_t>(p));
+    // 64-bit integers are JSON strings: parsers that use doubles would round them.
+    case field_kind::i64: return json ? "\"" + std::to_string(load<std::int64_t>(p)) + "\"" : std::to_string(load<std::int64_t>(p));
     case field_kind::u8: return std::to_string(load<std::uint8_t>(p));
     case field_kind::u16: return std::to_string(load<std::uint16_t>(p));
     case field_kind::u32: return std::to_string(load<std::uint32_t>(p));
-    case field_kind::u64: return std::to_string(load<std::uint64_t>(p));
+    case field_kind::u64: return json ? "\"" + std::to_string(load<std::uint64_t>(p)) + "\"" : std::to_string(load<std::uint64_t>(p));
     case field_kind::f32: {
         const float v = load<float>(p);
         if (json && v != v) return "\"nan\"";

@@ -65,14 +65,16 @@ bool image_regions(std::span<const std::byte> image, std::vector<region> &out) {
 }
 
 /// out = cur XOR prev, region by region (so one pool changing size does not misalign the rest).
-void encode_delta(std::span<const std::byte> cur, std::span<const std::byte> prev, std::vector<std::byte> &out) {
+/// False if the two images' layouts cannot be paired (then a full keyframe must be written).
+bool encode_delta(std::span<const std::byte> cur, std::span<const std::byte> prev, std::vector<std::byte> &out) {
     thread_local std::vector<region> rc, rp;
+    if (!image_regions(cur, rc) || !image_regions(prev, rp) || rc.size() != rp.size()) return false;
     out.assign(cur.begin(), cur.end());
-    if (!image_regions(cur, rc) || !image_regions(prev, rp) || rc.size() != rp.size()) return; // plain copy
     for (std::size_t i = 0; i < rc.size(); ++i) {
         const std::size_t n = std::min(rc[i].length, rp[i].length);
         for (std::size_t k = 0; k < n; ++k) out[rc[i].offset + k] ^= prev[rp[i].offset + k];
     }
+    return true;
 }
 
 /// Inverse of encode_delta; false if the decoded layout is inconsistent.
@@ -172,11 +174,10 @@ struct replay_writer::impl {
         save(w, current, frame);
         const bool full = keyframes % settings.full_keyframe_every == 0;
         result<void> r;
-        if (full) {
-            r = write_chunk(chunk_kind::full_keyframe, frame, 1, current.bytes());
-        } else {
-            encode_delta(current.bytes(), previous.bytes(), raw);
+        if (!full && encode_delta(current.bytes(), previous.bytes(), raw)) {
             r = write_chunk(chunk_kind::delta_keyframe, frame, 1, raw);
+        } else { // a full image (also whenever a delta cannot be formed)
+            r = write_chunk(chunk_kind::full_keyframe, frame, 1, current.bytes());
         }
         std::swap(previous, current);
         ++keyframes;

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <common/misuse.hpp>
 #include <common/sim_match.hpp>
+
+#include <array>
 
 using namespace retcon;
 using namespace retcon::test;
@@ -133,6 +136,7 @@ TEST_CASE("handshake mismatches are refused with a reason the client shows", "[n
         {"input size", [](session_config &c) { c.input_size = 8; }, "input layout"},
         {"tick rate", [](session_config &c) { c.tick_hz = 30; }, "tick rate"},
         {"content", [](session_config &c) { c.content_version = 9; }, "content version"},
+        {"player slots", [](session_config &c) { c.max_players = 3; }, "player slots"},
     };
     for (const auto &v : cases) {
         DYNAMIC_SECTION(v.what) {
@@ -188,4 +192,46 @@ TEST_CASE("a full match refuses one more player", "[net][hostile]") {
     CHECK(m.clients[0]->session->state() == client_state::running);
     CHECK(late.session->state() == client_state::rejected);
     REQUIRE(sim_match::count(late.events, session_event_kind::rejected) == 1);
+}
+
+TEST_CASE("a client with large inputs and no acknowledgements keeps its packets under the limit", "[net][hostile]") {
+    // 64-byte inputs that change every frame, and a downlink that loses every unreliable packet:
+    // the client never hears an ack and resends everything it can. Before the sender capped
+    // frames per packet, those packets grew past 1,200 bytes and the server dropped the client
+    // as hostile ("oversized").
+    session_config cfg = game_config(2);
+    cfg.input_size = 64;
+    cfg.prediction_window = 60;
+    sim_match m{31, 2, cfg};
+    auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(1000);
+    REQUIRE(c.session->state() == client_state::running);
+    m.net.set_conditions(0, {10, 0, 0.0}, {10, 0, 1.0});
+    std::array<std::byte, 64> input{};
+    std::uint8_t n = 0;
+    for (int t = 0; t < 1500; ++t, ++m.now) {
+        m.server->poll(m.now);
+        while (m.server->should_tick(m.now)) m.server->tick();
+        for (session_event ev; m.server->next_event(ev);) m.server_events.push_back(ev);
+        c.session->poll(m.now);
+        while (c.session->should_tick(m.now)) {
+            for (auto &b : input) b = static_cast<std::byte>(++n);
+            c.session->tick(std::span<const std::byte>(input));
+        }
+    }
+    for (const auto &e : m.server_events) INFO(to_string(e.kind) << ": " << e.text);
+    CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
+    CHECK(m.server->players() == 1);
+}
+
+TEST_CASE("session configs the protocol cannot carry are misuse", "[net][hostile]") {
+    retcon::test::throwing_misuse_handler handler;
+    world w{game_schema()};
+    sim_network net{1};
+    auto cfg = game_config(2);
+    cfg.max_players = 40;
+    CHECK_THROWS_WITH(server_session(cfg, w, step_game, net.server()), Catch::Contains("max_players"));
+    cfg = game_config(2);
+    cfg.input_size = 100;
+    CHECK_THROWS_WITH(client_session(cfg, w, step_game, net.connect({}, {})), Catch::Contains("input_size"));
 }

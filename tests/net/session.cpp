@@ -269,3 +269,47 @@ TEST_CASE("clock skew of +-100 ppm is absorbed by time sync", "[net][session][ti
     CHECK(std::abs(fast.session->stats().frames_ahead - slow.session->stats().frames_ahead) < 3);
     for (auto &c : m.clients) CHECK(m.compare(*c).mismatched == 0);
 }
+
+TEST_CASE("a snapshot that overtakes the welcome (another reliable channel) is held until it arrives",
+          "[net][session]") {
+    // With jitter, the snapshot chunks (channel::snapshots) can arrive before the welcome
+    // (channel::control). Before the fix the client started without a slot, acted as a
+    // spectator and was disconnected for claiming slot 255.
+    std::size_t synced = 0;
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        sim_match m{seed, 2};
+        const link_conditions up{10, 0, 0.0};
+        const link_conditions down{10, 60, 0.0}; // reliable channels overtake each other often
+        m.add_client(up, down);
+        m.add_client(up, down);
+        m.run(2000);
+        for (auto &c : m.clients) {
+            CHECK(c->session->slot() >= 0);
+            CHECK(c->session->state() == client_state::running);
+            synced += c->session->state() == client_state::running ? 1u : 0u;
+        }
+        CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
+    }
+    CHECK(synced == 24);
+}
+
+TEST_CASE("a desync after the upload quota is used is reported without an upload", "[net][session]") {
+    // Before the fix the server still asked for a snapshot (empty desync text), the client
+    // uploaded it, and the server dropped the client for an unrequested upload.
+    sim_match m{41, 2};
+    server_options so;
+    so.max_uploads_per_client = 0;
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    auto &bad = m.add_client({20, 0, 0.0}, {20, 0, 0.0});
+    m.run(2000);
+    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.x += 3; }); });
+    m.run(2000);
+    CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
+    bool reported = false;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::desync_detected && e.text.find("quota") != std::string::npos) reported = true;
+    CHECK(reported);
+    CHECK(bad.session->state() == client_state::running);
+    CHECK(sim_match::count(bad.events, session_event_kind::resynchronized) >= 1);
+}

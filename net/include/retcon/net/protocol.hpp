@@ -62,6 +62,7 @@ enum class reject_reason : std::uint8_t {
     tick = 5,     ///< tick rate differs
     full = 6,     ///< no free player slot
     token = 7,    ///< reconnect token unknown
+    players = 8,  ///< player slot count differs
 };
 
 /// @brief A frame number sentinel meaning "none".
@@ -75,6 +76,7 @@ struct hello_msg {
     std::uint64_t content_version = 0;
     std::uint16_t tick_hz = 60;
     std::uint16_t input_size = 0;
+    std::uint8_t max_players = 0;
     bool spectator = false;
     std::uint64_t reconnect_token = 0; ///< 0: a new player
     std::string name;

@@ -25,7 +25,9 @@ struct link_conditions {
  * @brief A deterministic in-process network for tests: one server endpoint and any number of
  * client endpoints, each direction with its own seeded impairments, all driven by a virtual
  * clock (the `now_ms` passed to poll). Reliable channels are never lost, duplicated or
- * reordered (like ENet's), only delayed; the unreliable channel suffers every impairment.
+ * reordered within a channel (like ENet's), only delayed — packets on different reliable
+ * channels may overtake each other, as they can over ENet; the unreliable channel suffers
+ * every impairment.
  *
  * @code
  * retcon::sim_network net{42};

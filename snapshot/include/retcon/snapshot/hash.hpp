@@ -21,7 +21,9 @@ using hash64 = std::uint64_t;
  *
  * Sections, in order: the entity table (with the free-list header), each pool (element count,
  * owners, payload), the group lengths, the resource block. Each section hash is XXH3-64 over
- * exactly the bytes the image holds for it; the world hash is XXH3-64 over the section hashes
+ * that section's bytes, preceded for the entity table by its four header values (slots, free
+ * head, free tail, alive) and for a pool by its element count (docs/file-format.md gives the
+ * exact byte sequences); the world hash is XXH3-64 over the section hashes
  * in that order (little-endian u64s). The frame number and the image header are excluded, so
  * a world hashes the same whatever frame it is saved as.
  */

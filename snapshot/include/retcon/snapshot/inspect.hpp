@@ -14,7 +14,8 @@
 
 namespace retcon {
 
-/// @brief Formats one field's value from its bytes (numbers, entity handles as index:version,
+/// @brief Formats one field's value from its bytes (numbers, entity handles as "12v3" for index
+/// 12 version 3,
 /// text, hex for opaque bytes; arrays as [a, b, ...]). Used by diff, dump and the CLI.
 [[nodiscard]] std::string format_field(const schema::field &f, const std::byte *bytes);
 

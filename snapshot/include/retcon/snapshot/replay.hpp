@@ -178,7 +178,9 @@ struct verify_report {
 
 /**
  * @brief Re-simulates the replay from its starting keyframe with @p step and compares every
- * frame's hash with the recorded one. @p w must have the replay's schema.
+ * frame's hash with the recorded one. @p w must be a world of the game's own schema (built
+ * from the game's types, so the step function can use them) whose hash equals the replay's;
+ * a world built from `reader.schema()` alone has no typed access.
  */
 result<verify_report> verify(const replay_reader &reader, world &w, const replay_step_fn &step);
 
