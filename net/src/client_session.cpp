@@ -287,8 +287,9 @@ struct client_session::impl final : transport_handler {
     void adjust_clock(std::int16_t margin) {
         if (now < cooldown_until) return;
         // Aim for the low percentile of arrival margins to cover one lost packet (the next
-        // packet, a frame later, still carries the input redundantly).
-        const double target = period * 1.25;
+        // packet, a frame later, still carries the input redundantly) plus the jitter that
+        // second copy may meet on its way.
+        const double target = period * 1.25 + st.jitter_ms;
         const double err = static_cast<double>(margin) - target; // > 0: inputs too early: we run too far ahead
         if (std::fabs(err) > 3.0 * period) {
             next_tick += err; // jump once: wait (err > 0) or catch up (err < 0)

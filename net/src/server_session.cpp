@@ -65,6 +65,8 @@ struct server_session::impl final : transport_handler {
 
     std::map<peer_id, conn> conns;
     std::vector<peer_id> slot_owner;
+    // First frame a slot is present: set by the player's first input (a player still loading
+    // its snapshot is not in the game yet, so its inputs are not "replaced").
     std::vector<std::uint32_t> join_frame;
     std::vector<std::uint64_t> slot_token;
     std::vector<std::byte> last_input;
@@ -93,7 +95,7 @@ struct server_session::impl final : transport_handler {
         rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slot_owner.assign(players, no_peer);
-        join_frame.assign(players, 0);
+        join_frame.assign(players, wire::no_frame);
         slot_token.assign(players, 0);
         last_input.assign(players * isz, std::byte{0});
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
@@ -208,7 +210,7 @@ struct server_session::impl final : transport_handler {
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
             slot_owner[s] = c.peer;
-            join_frame[s] = next_frame;
+            join_frame[s] = wire::no_frame;
             if (slot_token[s] == 0 || h.reconnect_token == 0) slot_token[s] = token_rng() | 1u;
             std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
             m.slot = static_cast<std::uint8_t>(slot);
@@ -238,6 +240,8 @@ struct server_session::impl final : transport_handler {
         if (imsg.first_frame + imsg.count > next_frame + far_future_frames)
             return hostile(c, "input for frame " + std::to_string(imsg.first_frame) + ", far beyond server frame " +
                                   std::to_string(next_frame));
+        auto &joined = join_frame[static_cast<std::size_t>(c.slot)];
+        if (joined == wire::no_frame && imsg.count > 0) joined = std::max(next_frame, imsg.first_frame);
         for (std::uint32_t k = 0; k < imsg.count; ++k) {
             const std::uint32_t f = imsg.first_frame + k;
             if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
@@ -373,7 +377,7 @@ struct server_session::impl final : transport_handler {
             std::byte *last = last_input.data() + s * isz;
             const auto owner = slot_owner[s];
             const auto it = owner == no_peer ? conns.end() : conns.find(owner);
-            if (it == conns.end() || f < join_frame[s]) {
+            if (it == conns.end() || join_frame[s] == wire::no_frame || f < join_frame[s]) {
                 flag = std::byte{0};
                 std::memset(in, 0, isz);
                 continue;

@@ -313,3 +313,19 @@ TEST_CASE("a desync after the upload quota is used is reported without an upload
     CHECK(bad.session->state() == client_state::running);
     CHECK(sim_match::count(bad.events, session_event_kind::resynchronized) >= 1);
 }
+
+TEST_CASE("a player still loading its snapshot is not present, so none of its inputs are replaced",
+          "[net][session]") {
+    // Before the fix the slot was present from the hello, and every frame until the slow
+    // snapshot arrived counted as a replaced input.
+    sim_match m{51, 2};
+    auto &slow = m.add_client({20, 0, 0.0}, {100, 0, 0.0}); // the snapshot takes 100 ms to arrive
+    m.run(4000);
+    REQUIRE(slow.session->state() == client_state::running);
+    const auto st = m.server->client_stats(slow.session->slot());
+    INFO("replaced " << st.replaced_inputs);
+    CHECK(st.replaced_inputs <= 1);
+    CHECK(m.compare(slow).mismatched == 0);
+    // And the world agrees: the ship appeared only once the player played.
+    CHECK(m.server_world.resource<ships>().of[slow.session->slot()] != null_entity);
+}
