@@ -107,12 +107,14 @@ bool read_type(reader &r, schema::type &t) {
     t.align = r.u32();
     const std::size_t nfields = r.u16();
     if (!r.ok()) return false;
-    if (t.align == 0 || (t.align & (t.align - 1)) != 0 || t.align > 4096) {
-        r.fail("type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= 4096");
+    if (t.align == 0 || (t.align & (t.align - 1)) != 0 || t.align > schema::max_align) {
+        r.fail("type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= " +
+               std::to_string(schema::max_align));
         return false;
     }
-    if (t.size > (1u << 20) || t.size % t.align != 0) {
-        r.fail("type '" + t.name + "' has an impossible size " + std::to_string(t.size));
+    if (t.size > schema::max_type_size || t.size % t.align != 0) {
+        r.fail("type '" + t.name + "' has an impossible size " + std::to_string(t.size) + " (limit " +
+               std::to_string(schema::max_type_size) + " bytes, a multiple of its alignment)");
         return false;
     }
     if (nfields > schema::max_fields) {
@@ -161,7 +163,11 @@ bool read_type(reader &r, schema::type &t) {
     return true;
 }
 
-bool read_types(reader &r, std::vector<schema::type> &out, const char *what) {
+/// Reads a list of types into @p out; names must be unique within it and must not appear in
+/// @p others (components and resources share one name space, as schema::component/resource
+/// require).
+bool read_types(reader &r, std::vector<schema::type> &out, const char *what,
+                std::span<const schema::type> others = {}, const char *others_what = "") {
     const std::size_t n = r.u32();
     if (!r.ok()) return false;
     if (n > schema::max_types) {
@@ -175,6 +181,11 @@ bool read_types(reader &r, std::vector<schema::type> &out, const char *what) {
         for (const auto &other : out)
             if (other.name == t.name) {
                 r.fail(std::string("duplicate ") + what + " '" + t.name + "'");
+                return false;
+            }
+        for (const auto &other : others)
+            if (other.name == t.name) {
+                r.fail(std::string(what) + " '" + t.name + "' has the same name as a " + others_what);
                 return false;
             }
         out.push_back(std::move(t));
@@ -238,6 +249,14 @@ void schema::add_type(std::vector<type> &list, const type_info &info, std::uint3
             internal::misuse("schema: %.*s is already declared as a resource", static_cast<int>(info.name.size()),
                              info.name.data());
     if (list.size() >= max_types) internal::misuse("schema: more than %zu %s types", max_types, what);
+    // parse (files, the network) accepts no larger type: refuse it here, not in a peer.
+    if (info.size > max_type_size)
+        internal::misuse("schema: %s %.*s is %u bytes, larger than the %zu-byte limit (keep big data out of the "
+                         "world, or split the type)",
+                         what, static_cast<int>(info.name.size()), info.name.data(), info.size, max_type_size);
+    if (info.align > max_align)
+        internal::misuse("schema: %s %.*s has alignment %u, more than the limit of %zu", what,
+                         static_cast<int>(info.name.size()), info.name.data(), info.align, max_align);
     // Names are stored with a one-byte length in the canonical form.
     if (info.name.size() > max_name)
         internal::misuse("schema: %s name '%.40s...' is longer than %zu characters", what, info.name.data(), max_name);
@@ -328,7 +347,9 @@ std::optional<schema> schema::parse(std::span<const std::byte> bytes, std::strin
         return std::nullopt;
     }
     schema s;
-    if (!read_types(r, s.components_, "component") || !read_types(r, s.resources_, "resource")) return std::nullopt;
+    if (!read_types(r, s.components_, "component") ||
+        !read_types(r, s.resources_, "resource", s.components_, "component"))
+        return std::nullopt;
     const std::size_t ngroups = r.u32();
     if (r.ok() && ngroups > s.components_.size() / 2) {
         r.fail(std::to_string(ngroups) + " groups for " + std::to_string(s.components_.size()) + " components");

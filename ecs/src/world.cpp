@@ -70,6 +70,8 @@ entity world::create() {
 
 void world::destroy(entity e) {
     if (RETCON_UNLIKELY(!valid(e))) stale(e, "destroy", npos);
+    if (RETCON_UNLIKELY(removing_ != nullptr)) check_destroyable(e); // only inside on_remove hooks
+    const removal_scope destroying{*this, e, npos};
     // Two-level walk over the non-empty pools (a summary bit per non-zero word), so the cost
     // does not depend on the number of declared types. Words are visited in order and each is
     // read when reached: a removal can empty pools (and hooks can touch others).
@@ -110,7 +112,11 @@ void world::erase_at(size_type id, size_type pos) {
     pool &p = pools_[id];
     if (hooks_[id].on_remove) {
         const entity e = p.owners().at(pos);
-        hooks_[id].on_remove(*this, e);
+        if (removing_ != nullptr) check_not_removing(e, id);
+        {
+            const removal_scope removing{*this, e, id};
+            hooks_[id].on_remove(*this, e);
+        }
         pos = p.index(e);
         RETCON_ASSERT(pos != pool::npos, "an on_remove hook removed the component being removed");
     }
@@ -201,13 +207,17 @@ void world::assign_state(std::span<const entity> table, const free_list_state &f
 
 std::string world::validate_state(std::span<const entity> table, const free_list_state &free,
                                   std::span<const std::span<const entity>> pool_owners,
-                                  std::span<const size_type> groups, std::size_t resource_size) const {
+                                  std::span<const size_type> groups, std::span<const std::byte> resources) const {
     if (table.size() > std::size_t{entity_traits::max_index} + 1u)
         return "entity table has " + std::to_string(table.size()) + " slots, more than the handle layout allows";
     if (pool_owners.size() != pools_.size())
         return "image has " + std::to_string(pool_owners.size()) + " pools, schema declares " + std::to_string(pools_.size());
     if (groups.size() != group_lengths_.size()) return "group count differs from the schema";
-    if (resource_size != resources_.size()) return "resource block size differs from the schema";
+    if (resources.size() != resources_.size()) return "resource block size differs from the schema";
+    for (std::size_t r = 0; r < schema_->resources().size(); ++r)
+        if (resources[r] != std::byte{0} && resources[r] != std::byte{1})
+            return "presence byte of resource '" + std::string(schema_->resources()[r].name) + "' is " +
+                   std::to_string(static_cast<unsigned>(resources[r])) + ", not 0 or 1";
     std::size_t live = 0;
     std::vector<std::uint8_t> state(table.size(), 0); // 1 live, 2 free (linked), 3 retired
     for (std::size_t i = 0; i < table.size(); ++i) {
@@ -233,23 +243,37 @@ std::string world::validate_state(std::span<const entity> table, const free_list
     if (prev != free.tail) return "free list does not end at its recorded tail";
     if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) != table.size())
         return "entity table has slots that are neither live, free nor retired";
+    // seen[idx] = 1 + the last pool that held idx: one array for all pools keeps this O(n).
+    std::vector<std::uint32_t> seen(table.size(), 0u);
     for (std::size_t id = 0; id < pool_owners.size(); ++id) {
-        std::vector<bool> seen(table.size(), false);
         for (const entity e : pool_owners[id]) {
             const auto idx = to_index(e);
             if (idx >= table.size() || table[idx] != e)
                 return "pool '" + std::string(pools_[id].info().name) + "' holds an entity that is not live";
-            if (seen[idx]) return "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice";
-            seen[idx] = true;
+            if (seen[idx] == id + 1u) return "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice";
+            seen[idx] = static_cast<std::uint32_t>(id + 1u);
         }
     }
     const auto decl = schema_->groups();
+    std::fill(seen.begin(), seen.end(), 0u);
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (auto id : decl[g])
             if (groups[g] > pool_owners[id].size()) return "group " + std::to_string(g) + " is longer than its pools";
         for (std::size_t i = 0; i < groups[g]; ++i)
             for (auto id : decl[g])
                 if (pool_owners[id][i] != pool_owners[decl[g][0]][i]) return "group " + std::to_string(g) + " pools are not packed in the same order";
+        // Complete: no entity past the packed prefix holds every owned type. Count, per entity,
+        // the owned pools holding it (each pool is owned by one group at most: O(n) overall).
+        for (auto id : decl[g])
+            for (const entity e : pool_owners[id]) ++seen[to_index(e)];
+        const auto &first = pool_owners[decl[g][0]];
+        for (std::size_t i = groups[g]; i < first.size(); ++i)
+            if (seen[to_index(first[i])] == decl[g].size())
+                return "group " + std::to_string(g) + " is incomplete: entity " + std::to_string(to_index(first[i])) +
+                       " at position " + std::to_string(i) + " holds every owned type but lies past the packed length " +
+                       std::to_string(groups[g]);
+        for (auto id : decl[g])
+            for (const entity e : pool_owners[id]) seen[to_index(e)] = 0u;
     }
     return {};
 }
@@ -285,6 +309,43 @@ void world::missing(entity e, const char *what, size_type id) const {
                      to_index(e), to_version(e), static_cast<int>(name.size()), name.data());
 }
 
+void world::check_not_dying(entity e, size_type id) const {
+    for (const removal *r = removing_; r != nullptr; r = r->outer)
+        if (r->pool == npos && r->target == e) {
+            const auto name = pools_[id].info().name;
+            internal::misuse("emplace<%.*s>: entity %u (version %u) is being destroyed; an on_remove hook may not add "
+                             "components to it (destroy does not revisit pools, so they would stay on a dead entity)",
+                             static_cast<int>(name.size()), name.data(), to_index(e), to_version(e));
+        }
+}
+
+void world::check_not_removing(entity e, size_type id) const {
+    for (const removal *r = removing_; r != nullptr; r = r->outer)
+        if (r->pool == id && r->target == e) {
+            const auto name = pools_[id].info().name;
+            internal::misuse("remove<%.*s>: entity %u (version %u) is already having its %.*s removed; the "
+                             "on_remove<%.*s> hook (or a hook it triggers) may not remove it again",
+                             static_cast<int>(name.size()), name.data(), to_index(e), to_version(e),
+                             static_cast<int>(name.size()), name.data(), static_cast<int>(name.size()), name.data());
+        }
+}
+
+void world::check_destroyable(entity e) const {
+    for (const removal *r = removing_; r != nullptr; r = r->outer)
+        if (r->target == e && r->pool == npos)
+            internal::misuse("destroy: entity %u (version %u) is already being destroyed; an on_remove hook run by "
+                             "that destroy may not destroy it again",
+                             to_index(e), to_version(e));
+    for (const removal *r = removing_; r != nullptr; r = r->outer) {
+        if (r->target != e) continue;
+        const auto name = pools_[r->pool].info().name;
+        internal::misuse("destroy: entity %u (version %u) is having its %.*s removed; the on_remove<%.*s> hook (or a "
+                         "hook it triggers) may not destroy that entity",
+                         to_index(e), to_version(e), static_cast<int>(name.size()), name.data(),
+                         static_cast<int>(name.size()), name.data());
+    }
+}
+
 void world::already_has(entity e, size_type id) const {
     const auto name = pools_[id].info().name;
     internal::misuse("emplace<%.*s>: entity %u (version %u) already has one; use replace or emplace_or_replace",
@@ -314,6 +375,7 @@ void world::emplace_bytes(size_type id, entity e, const std::byte *bytes, bool o
         if (p.element_size()) std::memcpy(p.payload() + std::size_t{pos} * p.element_size(), bytes, p.element_size());
         return;
     }
+    if (RETCON_UNLIKELY(removing_ != nullptr)) check_not_dying(e, id);
     p.push_bytes(e, bytes);
     added(id, e);
 }

@@ -195,7 +195,7 @@ result<void> validate_image(const world &w, std::span<const std::byte> image) {
     if (auto r = parse_into(image, element_sizes_of(w), v); !r) return r;
     if (auto r = check_against(w, v.header); !r) return r;
     const world::free_list_state free{v.header.free_head, v.header.free_tail, v.header.alive, 0};
-    const std::string problem = w.validate_state(v.entities, free, v.owners, v.group_lengths, v.resources.size());
+    const std::string problem = w.validate_state(v.entities, free, v.owners, v.group_lengths, v.resources);
     if (!problem.empty()) return {errc::corrupt, "image: " + problem};
     // A bool holding anything but 0 or 1 is undefined behaviour to read: refuse it here.
     for (std::size_t i = 0; i < w.pool_count(); ++i) {

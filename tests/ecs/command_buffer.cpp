@@ -1,5 +1,6 @@
 // command_buffer: structural changes recorded during iteration and applied afterwards.
 #include "common/components.hpp"
+#include "common/counting_allocator.hpp"
 #include "common/misuse.hpp"
 #include "ecs/helpers.hpp"
 
@@ -182,4 +183,67 @@ TEST_CASE("hooks may record into the buffer being applied", "[command_buffer]") 
     CHECK(w.size<position>() == 100);
     CHECK(w.size<velocity>() == 100);
     for (const entity x : e) CHECK(w.get<velocity>(x).dy == 2.f);
+}
+
+TEST_CASE("apply consumes commands as it goes, also when one is reported as misuse", "[command_buffer][misuse]") {
+    world w{standard_schema()};
+    command_buffer cb{w};
+    throwing_misuse_handler handler; // misuse throws for this whole test
+    const entity a = w.create();
+    const entity b = w.create();
+    int velocity_adds = 0;
+    w.on_add<velocity>([&](world &, entity) { ++velocity_adds; });
+    cb.emplace<velocity>(a, 1.f, 1.f);
+    cb.emplace<position>(b, 1.f, 0.f);
+    cb.emplace<position>(b, 2.f, 0.f); // misuse when applied: b has a position by then
+    cb.emplace<health>(b, 3, std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
+    cb.destroy(a);
+    REQUIRE(cb.size() == 5);
+    CHECK_THROWS_WITH(cb.apply(), Catch::Contains("emplace<position>: entity 1 (version 0) already has one"));
+    // The first two ran and are gone, so is the one reported; the last two wait.
+    CHECK(velocity_adds == 1);
+    CHECK(w.get<position>(b).x == 1.f);
+    CHECK_FALSE(w.has<health>(b));
+    CHECK(w.valid(a));
+    CHECK_FALSE(cb.empty());
+    CHECK(cb.size() == 2);
+    // Recording after a partial apply appends behind the waiting commands.
+    cb.emplace<frozen>(b);
+    CHECK(cb.size() == 3);
+    CHECK_NOTHROW(cb.apply()); // nothing runs twice (a second velocity emplace would be misuse)
+    CHECK(cb.empty());
+    CHECK(cb.size() == 0);
+    CHECK(velocity_adds == 1);
+    CHECK(w.get<position>(b).x == 1.f);
+    CHECK(w.get<health>(b).hp == 3);
+    CHECK(w.has<frozen>(b));
+    CHECK_FALSE(w.valid(a));
+    CHECK(cb.skipped() == 0);
+
+    // Steady state: recording, and the apply after a failed one, allocate nothing once warm
+    // (the failed apply itself is not counted: the test handler allocates its exception).
+    std::vector<entity> e;
+    for (int i = 0; i < 8; ++i) e.push_back(w.create());
+    std::size_t allocations = 0;
+    auto round = [&] {
+        {
+            allocation_counter counter;
+            for (const entity x : e) cb.emplace<velocity>(x, 0.f, 0.f);
+            cb.emplace<velocity>(e[3], 0.f, 0.f); // reported: e[3] has one by then
+            for (const entity x : e) cb.remove<velocity>(x);
+            allocations = counter.count();
+        }
+        CHECK_THROWS_WITH(cb.apply(), Catch::Contains("already has one"));
+        CHECK(cb.size() == e.size());
+        {
+            allocation_counter counter;
+            cb.apply();
+            allocations += counter.count();
+        }
+        CHECK(cb.empty());
+        CHECK(w.size<velocity>() == 0);
+    };
+    round(); // warm-up: buffers and pools reach their high-water mark
+    round();
+    CHECK(allocations == 0);
 }

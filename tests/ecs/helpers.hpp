@@ -63,7 +63,7 @@ inline void assign(world &w, const world_state &s) {
 
 inline std::string validate(const world &w, const world_state &s) {
     const state_spans spans{s};
-    return w.validate_state(s.table, s.free, spans.owners, s.groups, s.resources.size());
+    return w.validate_state(s.table, s.free, spans.owners, s.groups, s.resources);
 }
 
 /// @brief Checks every declared group of @p w: the packed prefix has the same owners at the

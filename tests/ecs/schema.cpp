@@ -44,6 +44,20 @@ struct a012345678901234567890123456789012345678901234567890123456789012345678901
 };
 RETCON_COMPONENT(a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234, v);
 using long_name = a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234;
+
+// Types at and just over the largest size a parsed schema accepts (1 MiB), and over-aligned.
+struct largest {
+    std::uint8_t bytes[schema::max_type_size];
+};
+RETCON_COMPONENT(largest, bytes);
+struct too_large {
+    std::uint8_t bytes[schema::max_type_size + 16];
+};
+RETCON_COMPONENT(too_large, bytes);
+struct alignas(2 * schema::max_align) over_aligned {
+    std::uint8_t bytes[2 * schema::max_align];
+};
+RETCON_COMPONENT(over_aligned, bytes);
 } // namespace schema_test
 
 using namespace schema_test;
@@ -377,6 +391,23 @@ TEST_CASE("parse rejects bad groups and duplicate names", "[schema][parse]") {
     CHECK_THAT(error, Catch::Contains("duplicate component 'position'"));
 }
 
+TEST_CASE("parse rejects a resource named like a component", "[schema][parse]") {
+    // schema::resource refuses a name a component already has: parse must agree. The
+    // component "inventory" and the resource "rng_state" have the same length.
+    const auto good = bytes_of(standard_schema());
+    std::string error;
+    REQUIRE(parse(good, error));
+    auto bad = good;
+    const std::string from = "rng_state";
+    const std::string to = "inventory";
+    const auto it = std::search(bad.begin(), bad.end(), from.begin(), from.end(),
+                                [](std::byte x, char c) { return static_cast<char>(x) == c; });
+    REQUIRE(it != bad.end());
+    for (std::size_t i = 0; i < to.size(); ++i) *(it + static_cast<std::ptrdiff_t>(i)) = static_cast<std::byte>(to[i]);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("resource 'inventory' has the same name as a component"));
+}
+
 TEST_CASE("differences names what differs", "[schema]") {
     CHECK(schema::differences(standard_schema(), standard_schema()).empty());
 
@@ -450,4 +481,21 @@ TEST_CASE("misuse: a type name too long for the canonical form", "[schema][misus
     CHECK(s.serialize() == before);
     std::string error;
     CHECK(parse(before, error));
+}
+
+TEST_CASE("misuse: a type larger or more aligned than parse accepts", "[schema][misuse]") {
+    schema s;
+    s.component<position>();
+    const auto before = s.serialize();
+    REQUIRE_MISUSE(s.component<too_large>(), "component too_large is 1048592 bytes, larger than the 1048576-byte limit");
+    REQUIRE_MISUSE(s.resource<too_large>(), "resource too_large is 1048592 bytes");
+    REQUIRE_MISUSE(s.component<over_aligned>(), "component over_aligned has alignment 8192, more than the limit of 4096");
+    CHECK(s.serialize() == before);
+    // Exactly the limit is declared, and what is declared parses back.
+    s.component<largest>();
+    std::string error;
+    const auto parsed = parse(s.serialize(), error);
+    REQUIRE(parsed);
+    CHECK(*parsed == s);
+    CHECK(parsed->component_info(1).size == schema::max_type_size);
 }

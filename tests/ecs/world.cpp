@@ -508,6 +508,47 @@ TEST_CASE("validate_state rejects bad pools and groups", "[world][state]") {
     }
 }
 
+TEST_CASE("validate_state rejects an incomplete group and bad resource presence bytes", "[world][state]") {
+    const world w = busy_world();
+    const auto good = capture(w);
+    REQUIRE(validate(w, good).empty());
+    const auto pos_id = w.get_schema().find_component("position");
+    const auto vel_id = w.get_schema().find_component("velocity");
+    REQUIRE(good.groups[0] >= 3u);
+    // Entities past the packed prefix that lack a velocity are fine (busy_world has them).
+    REQUIRE(good.owners[pos_id].size() > good.groups[0]);
+
+    SECTION("the group's length leaves its last complete entity out") {
+        auto bad = good;
+        --bad.groups[0];
+        CHECK_THAT(validate(w, bad), Catch::Contains("group 0 is incomplete") && Catch::Contains("every owned type"));
+    }
+    SECTION("a complete entity past the prefix, the prefix itself consistent") {
+        // Move the last packed entity behind the others in both pools and shorten the group:
+        // the prefix still matches, but that entity holds position and velocity.
+        auto bad = good;
+        const std::size_t last = bad.groups[0] - 1u;
+        for (auto id : {pos_id, vel_id}) {
+            auto &o = bad.owners[id];
+            const entity moved = o[last];
+            o.erase(o.begin() + static_cast<std::ptrdiff_t>(last));
+            o.push_back(moved);
+        }
+        --bad.groups[0];
+        CHECK_THAT(validate(w, bad), Catch::Contains("group 0 is incomplete"));
+    }
+    SECTION("a resource presence byte other than 0 or 1") {
+        auto bad = good;
+        REQUIRE(bad.resources[1] == std::byte{1}); // game_clock is set
+        bad.resources[1] = std::byte{2};
+        CHECK_THAT(validate(w, bad), Catch::Contains("presence byte of resource 'game_clock' is 2, not 0 or 1"));
+        bad = good;
+        REQUIRE(bad.resources[0] == std::byte{0}); // rng_state is not
+        bad.resources[0] = std::byte{0xFF};
+        CHECK_THAT(validate(w, bad), Catch::Contains("'rng_state' is 255"));
+    }
+}
+
 TEST_CASE("assign_state reproduces a world, and both evolve identically", "[world][state]") {
     world src = busy_world();
     const auto state = capture(src);

@@ -47,9 +47,13 @@ public:
     /// @brief Applies every command in record order, then empties the buffer. A hook run by a
     /// command may record more commands into this buffer; they are applied in the same call,
     /// after the ones recorded before.
+    ///
+    /// Commands are consumed as they are applied: if a command is reported as misuse and the
+    /// misuse handler throws, that command and the ones before it are gone from the buffer (none
+    /// runs twice), and the ones after it stay for the next apply (or clear).
     void apply() {
-        for (std::size_t i = 0; i < commands_.size(); ++i) { // by index: hooks may append
-            const command c = commands_[i];
+        while (next_ < commands_.size()) { // by index: hooks may append
+            const command c = commands_[next_++];
             if (!world_->valid(c.target)) {
                 ++skipped_;
                 continue;
@@ -74,9 +78,12 @@ public:
     void clear() noexcept {
         commands_.clear();
         bytes_.clear();
+        next_ = 0;
     }
-    [[nodiscard]] bool empty() const noexcept { return commands_.empty(); }
-    [[nodiscard]] std::size_t size() const noexcept { return commands_.size(); }
+    /// @brief True if no command is waiting to be applied.
+    [[nodiscard]] bool empty() const noexcept { return next_ == commands_.size(); }
+    /// @brief Number of commands waiting to be applied.
+    [[nodiscard]] std::size_t size() const noexcept { return commands_.size() - next_; }
     /// @brief Commands skipped so far because their entity was gone when applied.
     [[nodiscard]] std::size_t skipped() const noexcept { return skipped_; }
 
@@ -104,6 +111,7 @@ private:
     world *world_;
     std::vector<command> commands_;
     std::vector<std::byte> bytes_;
+    std::size_t next_ = 0; // commands before next_ were applied (or reported); the rest wait
     std::size_t skipped_ = 0;
 };
 

@@ -68,6 +68,10 @@ public:
     static constexpr std::size_t max_types = 4096;
     static constexpr std::size_t max_fields = 256;
     static constexpr std::size_t max_name = 255;
+    /// @brief Largest type (bytes) and alignment a schema holds; `parse` rejects more, so
+    /// declaring such a type is misuse.
+    static constexpr std::size_t max_type_size = std::size_t{1} << 20;
+    static constexpr std::size_t max_align = 4096;
 
     schema() = default;
     schema(const schema &other);
@@ -77,7 +81,8 @@ public:
     ~schema() = default;
 
     /// @brief Declares component type T (its id is the number of components declared before).
-    /// Declaring a type twice is misuse.
+    /// Declaring a type twice, a name already used by a component or resource, or a type
+    /// larger than max_type_size (or aligned beyond max_align) is misuse.
     template<class T>
     schema &component() {
         static_assert(!std::is_const_v<T>, "retcon: declare the plain type, not a const one");

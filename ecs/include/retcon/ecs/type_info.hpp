@@ -36,8 +36,10 @@ enum class field_kind : std::uint8_t {
     f32, f64,
     entity,  ///< a retcon::entity handle
     text,    ///< fixed_string<N> or plain char (arrays): zero-filled characters
-    record,  ///< a nested type declared with RETCON_COMPONENT
-    bytes,   ///< anything else allowed (inline_vector, opaque aggregates): shown as hex
+    record,  ///< a nested declared type: RETCON_COMPONENT types and inline_vector<T, N> (which the
+             ///< library declares); its own field table describes it
+    bytes,   ///< an allowed field no other kind describes (a floating type other than float and
+             ///< double); parsed schemas may hold it too: shown as hex
 };
 
 /// @brief One registered field: its name, where it lives and how to read it.

@@ -72,7 +72,8 @@ public:
     entity create();
 
     /// @brief Destroys @p e: removes all its components (running on_remove hooks) and frees the
-    /// index. Destroying a stale or null handle is misuse.
+    /// index. Destroying a stale or null handle is misuse, and so is destroying, from inside an
+    /// on_remove hook, the entity that hook is removing a component from (or destroying).
     void destroy(entity e);
 
     /// @brief True if @p e refers to a live entity (checked in every build).
@@ -100,7 +101,8 @@ public:
     // ------------------------------------------------------------------ components
 
     /// @brief Adds a T to @p e built from @p args (aggregate initialisation). Misuse if @p e
-    /// already has one. Returns the new component (nothing for tags).
+    /// already has one, or if @p e is being destroyed (see on_remove). Returns the new
+    /// component (nothing for tags).
     template<class T, class... Args>
     decltype(auto) emplace(entity e, Args &&...args) {
         static_assert(!std::is_const_v<T>, "retcon: emplace the plain type, not a const one");
@@ -108,6 +110,7 @@ public:
         pool &p = pools_[id];
         check_alive(e, "emplace", id);
         if (RETCON_UNLIKELY(p.contains(e))) already_has(e, id);
+        if (RETCON_UNLIKELY(removing_ != nullptr)) check_not_dying(e, id); // only inside on_remove hooks
         const auto pos = p.template emplace_back<T>(e, std::forward<Args>(args)...);
         if (RETCON_LIKELY(group_of_[id] == npos && !hooks_[id].on_add)) { // added(), inline
             mark_nonempty(id);
@@ -325,7 +328,24 @@ public:
     void on_add(hook fn) {
         hooks_[pool_id<T>()].on_add = std::move(fn);
     }
-    /// @brief Runs @p fn before a T is removed from any entity (also on destroy).
+    /**
+     * @brief Runs @p fn before a T is removed from any entity (also on destroy).
+     *
+     * The hook sees the entity valid and still holding its T. It may change world state, with
+     * three exceptions, each reported as misuse before the offending call changes anything
+     * (the removal or destroy already under way stops where it was):
+     * - removing T from the entity whose T is being removed (`remove<T>`, `try_remove<T>`,
+     *   `clear<T>`, or another hook that does so);
+     * - destroying the entity whose T is being removed, or which is being destroyed;
+     * - adding a component to an entity that is being destroyed. destroy walks each non-empty
+     *   pool once (its cost does not depend on the number of declared types), so a component
+     *   added behind the walk would survive on the dead entity; rather than loop until the
+     *   entity is empty, retcon reports the add.
+     *
+     * Tracking stays off the paths without hooks: removals that run no hook stay inline;
+     * destroy and emplace test one pointer, non-null only while destroy or an on_remove hook
+     * runs (no game code runs inside destroy except hooks).
+     */
     template<class T>
     void on_remove(hook fn) {
         hooks_[pool_id<T>()].on_remove = std::move(fn);
@@ -411,11 +431,12 @@ public:
                       std::span<const std::byte> resources);
 
     /// @brief O(n) structural check of state regions from an untrusted source (index ranges,
-    /// free-list cycles, duplicate owners, group lengths). Returns an empty string if sound,
-    /// otherwise what is wrong.
+    /// free-list cycles, duplicate owners, group lengths and completeness, resource presence
+    /// bytes). Returns an empty string if sound, otherwise what is wrong.
     [[nodiscard]] std::string validate_state(std::span<const entity> table, const free_list_state &free,
                                              std::span<const std::span<const entity>> pool_owners,
-                                             std::span<const size_type> groups, std::size_t resource_size) const;
+                                             std::span<const size_type> groups,
+                                             std::span<const std::byte> resources) const;
 
     /// @brief Bytes of derived data (sparse indices) currently held, for memory accounting.
     [[nodiscard]] std::size_t derived_bytes() const noexcept;
@@ -426,6 +447,27 @@ private:
     struct hooks {
         hook on_add;
         hook on_remove;
+    };
+    /// @brief One removal in progress while an on_remove hook runs: @p pool is the pool whose
+    /// hook runs, or npos for "destroy(@p target) is running". Nodes live on the stack of
+    /// destroy/erase_at and form a list through @p outer (innermost first).
+    struct removal {
+        entity target;
+        size_type pool;
+        const removal *outer;
+    };
+    /// @brief Pushes a removal node for its lifetime (popped even when a hook throws).
+    class removal_scope {
+    public:
+        removal_scope(world &w, entity e, size_type pool) noexcept
+            : w_{w}, node_{e, pool, w.removing_} { w.removing_ = &node_; }
+        ~removal_scope() { w_.removing_ = node_.outer; }
+        removal_scope(const removal_scope &) = delete;
+        removal_scope &operator=(const removal_scope &) = delete;
+
+    private:
+        world &w_;
+        removal node_;
     };
 
     template<class T>
@@ -487,6 +529,9 @@ private:
         }
     }
     void emplace_bytes(size_type id, entity e, const std::byte *bytes, bool or_replace);
+    void check_not_dying(entity e, size_type id) const;
+    void check_not_removing(entity e, size_type id) const;
+    void check_destroyable(entity e) const;
     void erase_at(size_type id, size_type pos);
     void enter_group(size_type g, entity e);
     size_type leave_group(size_type g, entity e);
@@ -510,6 +555,7 @@ private:
     std::vector<size_type> group_lengths_;
     std::vector<size_type> group_of_;   // pool id -> owning group or npos
     std::vector<hooks> hooks_;
+    const removal *removing_ = nullptr; // removals whose on_remove hook (or destroy) is running
     std::vector<std::uint64_t> nonempty_; // derived: bit per non-empty pool (destroy skips the rest)
     std::uint64_t nonempty_words_ = 0;    // derived: bit per non-zero word of nonempty_
     static_assert(schema::max_types <= 64u * 64u, "retcon: nonempty_words_ needs a bit per 64 pools");
