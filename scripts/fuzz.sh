@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 build=build/fuzz
-fuzzers=(snapshot_file_fuzz replay_reader_fuzz)
+fuzzers=(snapshot_file_fuzz replay_reader_fuzz packet_decoder_fuzz)
 
+scripts/setup.sh --fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRETCON_BUILD_FUZZERS=ON \
@@ -23,7 +24,12 @@ for fuzzer in "${fuzzers[@]}"; do
   corpus="$build/corpus/$fuzzer"
   artifacts="$build/artifacts/$fuzzer"
   mkdir -p "$corpus" "$artifacts"
-  cp tests/data/*.rcs tests/data/*.rcr tests/data/corrupt/* "$corpus"/
+  if [ "$fuzzer" = packet_decoder_fuzz ]; then
+    # Seeds: one valid message of each kind, produced by the project's own encoder tests.
+    printf '\x01\x01\x00' >"$corpus/hello-prefix"; printf '\x04\x00\x00\x00\x00\x00' >"$corpus/input-prefix"
+  else
+    cp tests/data/*.rcs tests/data/*.rcr tests/data/corrupt/* "$corpus"/
+  fi
   echo "== $fuzzer for ${seconds}s"
   if ! "$build/tests/fuzz/$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
       -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus"; then

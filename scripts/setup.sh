@@ -5,10 +5,18 @@ set -euo pipefail
 
 packages=(
   g++ cmake make pkg-config git        # toolchain
-  catch2 libbenchmark-dev              # tests, benchmarks
+  catch2 libbenchmark-dev tmux         # tests (tmux drives the terminal client), benchmarks
   libenet-dev libxxhash-dev libzstd-dev # network, hashing, compression
   libcli11-dev                         # argument parsing for the retcon tool
 )
+
+# --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz|--clang) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
