@@ -59,13 +59,17 @@ public:
     /// @brief Removes the last element (zeroing its slot); misuse on an empty vector.
     constexpr void pop_back() {
         if (count == 0) internal::misuse("inline_vector: pop_back on an empty vector");
-        items[--count] = T{};
+        const std::size_t last = last_index();
+        items[last] = T{};
+        count = static_cast<size_type>(last);
     }
     /// @brief Removes element @p i by moving the last one into its place (order not kept).
     constexpr void swap_erase(std::size_t i) {
-        if (i >= count) internal::misuse("inline_vector: swap_erase(%zu) out of range (size %zu)", i, std::size_t{count});
-        items[i] = items[count - 1u];
-        items[--count] = T{};
+        if (i >= count || i >= N) internal::misuse("inline_vector: swap_erase(%zu) out of range (size %zu)", i, std::size_t{count});
+        const std::size_t last = last_index();
+        items[i] = items[last];
+        items[last] = T{};
+        count = static_cast<size_type>(last);
     }
     constexpr void clear() noexcept {
         for (std::size_t i = 0; i < count; ++i) items[i] = T{};
@@ -73,11 +77,11 @@ public:
     }
     /// @brief Element @p i; an index past size() is misuse (checked in every build).
     [[nodiscard]] constexpr T &operator[](std::size_t i) {
-        if (i >= count) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
+        if (i >= count || i >= N) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
         return items[i];
     }
     [[nodiscard]] constexpr const T &operator[](std::size_t i) const {
-        if (i >= count) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
+        if (i >= count || i >= N) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
         return items[i];
     }
     [[nodiscard]] constexpr T *begin() noexcept { return items; }
@@ -90,6 +94,13 @@ public:
         for (std::size_t i = 0; i < a.count; ++i)
             if (!(a.items[i] == b.items[i])) return false;
         return true;
+    }
+
+    /// @brief count - 1, clamped to N - 1: count never exceeds N, but saying so lets the
+    /// optimiser prove every access in bounds (GCC's -Warray-bounds otherwise misfires).
+    [[nodiscard]] constexpr std::size_t last_index() const noexcept {
+        const std::size_t last = std::size_t{count} - 1u;
+        return last < N ? last : N - 1u;
     }
 
     /// @brief Number of live elements (public so the type stays standard layout).

@@ -138,9 +138,13 @@ public:
         }
         return owners_.push_back(e);
     }
-    /// @brief Appends @p e with an element copied from @p bytes (element_size() bytes).
+    /// @brief Appends @p e with an element copied from @p bytes (element_size() bytes; may be
+    /// null only for tags).
     size_type push_bytes(entity e, const void *bytes) {
-        if (info_.size) std::memcpy(payload_.extend(info_.size), bytes, info_.size);
+        if (info_.size) {
+            if (!bytes) internal::misuse("push_bytes: no bytes for a %u-byte component", info_.size);
+            std::memcpy(payload_.extend(info_.size), bytes, info_.size);
+        }
         return owners_.push_back(e);
     }
     /// @brief Removes the element at @p pos (swap-and-pop).
