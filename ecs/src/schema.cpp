@@ -1,4 +1,5 @@
 #include <retcon/ecs/schema.hpp>
+#include <retcon/internal/byte_io.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -19,81 +20,48 @@ namespace {
 constexpr std::uint32_t schema_magic = 0x48534352u; // "RCSH" little-endian
 constexpr std::uint16_t schema_format = 1;
 
-class writer {
-public:
-    explicit writer(std::vector<std::byte> &out) : out_{out} {}
-    void u8(std::uint8_t v) { out_.push_back(std::byte{v}); }
-    void u16(std::uint16_t v) {
-        u8(static_cast<std::uint8_t>(v));
-        u8(static_cast<std::uint8_t>(v >> 8));
-    }
-    void u32(std::uint32_t v) {
-        u16(static_cast<std::uint16_t>(v));
-        u16(static_cast<std::uint16_t>(v >> 16));
-    }
-    void name(std::string_view s) {
-        u8(static_cast<std::uint8_t>(s.size()));
-        for (char c : s) out_.push_back(static_cast<std::byte>(c));
-    }
+using writer = internal::byte_writer;
 
-private:
-    std::vector<std::byte> &out_;
-};
-
+/// The shared reader plus what the schema parser reports: the first problem, with its offset.
 class reader {
 public:
-    reader(std::span<const std::byte> in, std::string *error) : in_{in}, error_{error} {}
-    bool ok() const { return ok_; }
-    std::size_t offset() const { return pos_; }
-    bool at_end() const { return pos_ == in_.size(); }
-    std::uint8_t u8() {
-        if (!need(1)) return 0;
-        return static_cast<std::uint8_t>(in_[pos_++]);
-    }
-    std::uint16_t u16() {
-        const auto lo = u8();
-        return static_cast<std::uint16_t>(lo | (u8() << 8));
-    }
-    std::uint32_t u32() {
-        const std::uint32_t lo = u16();
-        return lo | (std::uint32_t{u16()} << 16);
-    }
+    reader(std::span<const std::byte> in, std::string *error) : r_{in}, error_{error} {}
+    [[nodiscard]] bool ok() const { return ok_; }
+    [[nodiscard]] std::size_t offset() const { return r_.offset(); }
+    [[nodiscard]] bool at_end() const { return r_.remaining() == 0; }
+    std::uint8_t u8() { return checked(r_.u8()); }
+    std::uint16_t u16() { return checked(r_.u16()); }
+    std::uint32_t u32() { return checked(r_.u32()); }
     std::string name(const char *what) {
         const std::size_t n = u8();
-        if (!need(n)) return {};
-        std::string s(reinterpret_cast<const char *>(in_.data() + pos_), n);
-        pos_ += n;
-        if (s.empty()) fail(std::string("empty ") + what + " name");
+        std::string s = r_.text(n, schema::max_name);
+        checked(0);
+        if (ok_ && s.empty()) fail(std::string("empty ") + what + " name");
         return s;
     }
     void fail(const std::string &what) {
-        if (ok_ && error_) *error_ = "schema: " + what + " (at byte " + std::to_string(pos_) + ")";
+        if (ok_ && error_) *error_ = "schema: " + what + " (at byte " + std::to_string(r_.offset()) + ")";
         ok_ = false;
     }
 
 private:
-    bool need(std::size_t n) {
-        if (!ok_) return false;
-        if (in_.size() - pos_ < n) {
-            fail("truncated: needs " + std::to_string(n) + " more bytes, " + std::to_string(in_.size() - pos_) +
-                 " left");
-            return false;
-        }
-        return true;
+    template<class T>
+    T checked(T v) {
+        if (!r_.ok()) fail("truncated: the block ends before this field (" + std::to_string(r_.remaining()) + " bytes left)");
+        return v;
     }
-    std::span<const std::byte> in_;
+    internal::byte_reader r_;
     std::string *error_;
-    std::size_t pos_ = 0;
     bool ok_ = true;
 };
 
 void write_type(writer &w, const schema::type &t) {
-    w.name(t.name);
+    w.text8(t.name);
     w.u32(t.size);
     w.u32(t.align);
     w.u16(static_cast<std::uint16_t>(t.fields.size()));
     for (const auto &f : t.fields) {
-        w.name(f.name);
+        w.text8(f.name);
         w.u32(f.offset);
         w.u32(f.size);
         w.u32(f.count);

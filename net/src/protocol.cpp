@@ -1,81 +1,22 @@
 #include <retcon/net/protocol.hpp>
 
+#include <retcon/internal/byte_io.hpp>
+
 #include <cstring>
 
 namespace retcon::wire {
 
 namespace {
 
-class writer {
-public:
-    explicit writer(std::vector<std::byte> &out) : out_{out} { out_.clear(); }
-    void u8(std::uint8_t v) { out_.push_back(std::byte{v}); }
-    void u16(std::uint16_t v) { le(v, 2); }
-    void u32(std::uint32_t v) { le(v, 4); }
-    void u64(std::uint64_t v) { le(v, 8); }
-    void text8(const std::string &s, std::size_t max) {
-        const std::size_t n = s.size() < max ? s.size() : max;
-        u8(static_cast<std::uint8_t>(n));
-        for (std::size_t i = 0; i < n; ++i) out_.push_back(static_cast<std::byte>(s[i]));
-    }
-    void text16(const std::string &s, std::size_t max) {
-        const std::size_t n = s.size() < max ? s.size() : max;
-        u16(static_cast<std::uint16_t>(n));
-        for (std::size_t i = 0; i < n; ++i) out_.push_back(static_cast<std::byte>(s[i]));
-    }
-    void bytes(std::span<const std::byte> b) { out_.insert(out_.end(), b.begin(), b.end()); }
-    std::size_t size() const { return out_.size(); }
-    void patch_u16(std::size_t at, std::uint16_t v) {
-        out_[at] = std::byte(static_cast<std::uint8_t>(v));
-        out_[at + 1] = std::byte(static_cast<std::uint8_t>(v >> 8));
-    }
+using reader = internal::byte_reader;
 
-private:
-    void le(std::uint64_t v, int n) {
-        for (int i = 0; i < n; ++i) out_.push_back(std::byte(static_cast<std::uint8_t>(v >> (8 * i))));
-    }
-    std::vector<std::byte> &out_;
-};
-
-class reader {
-public:
-    explicit reader(std::span<const std::byte> in) : in_{in} {}
-    std::uint8_t u8() { return static_cast<std::uint8_t>(le(1)); }
-    std::uint16_t u16() { return static_cast<std::uint16_t>(le(2)); }
-    std::uint32_t u32() { return static_cast<std::uint32_t>(le(4)); }
-    std::uint64_t u64() { return le(8); }
-    std::span<const std::byte> bytes(std::size_t n) {
-        if (!ok_ || in_.size() - pos_ < n) {
-            ok_ = false;
-            return {};
-        }
-        auto s = in_.subspan(pos_, n);
-        pos_ += n;
-        return s;
-    }
-    std::string text(std::size_t n, std::size_t max) {
-        if (n > max) ok_ = false;
-        auto b = bytes(n);
-        return ok_ ? std::string(reinterpret_cast<const char *>(b.data()), b.size()) : std::string();
-    }
-    bool ok() const { return ok_; }
-    bool done() const { return ok_ && pos_ == in_.size(); }
-
-private:
-    std::uint64_t le(int n) {
-        if (!ok_ || in_.size() - pos_ < static_cast<std::size_t>(n)) {
-            ok_ = false;
-            return 0;
-        }
-        std::uint64_t v = 0;
-        for (int i = 0; i < n; ++i) v |= std::uint64_t{static_cast<std::uint8_t>(in_[pos_ + static_cast<std::size_t>(i)])} << (8 * i);
-        pos_ += static_cast<std::size_t>(n);
-        return v;
-    }
-    std::span<const std::byte> in_;
-    std::size_t pos_ = 0;
-    bool ok_ = true;
-};
+/// Starts a message: clears @p out and returns a writer for it.
+internal::byte_writer start(std::vector<std::byte> &out, message_kind kind) {
+    out.clear();
+    internal::byte_writer w{out};
+    w.u8(static_cast<std::uint8_t>(kind));
+    return w;
+}
 
 bool expect_kind(reader &r, message_kind k) { return r.u8() == static_cast<std::uint8_t>(k); }
 
@@ -143,8 +84,7 @@ std::uint8_t peek_kind(std::span<const std::byte> packet) noexcept {
 }
 
 void encode(const hello_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::hello));
+    auto w = start(out, message_kind::hello);
     w.u16(m.version);
     w.u64(m.schema_hash);
     w.u64(m.input_layout_hash);
@@ -175,8 +115,7 @@ bool decode(std::span<const std::byte> in, hello_msg &m) {
 }
 
 void encode(const welcome_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::welcome));
+    auto w = start(out, message_kind::welcome);
     w.u8(m.slot);
     w.u8(m.max_players);
     w.u8(m.input_delay);
@@ -199,8 +138,7 @@ bool decode(std::span<const std::byte> in, welcome_msg &m) {
 }
 
 void encode(const reject_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::reject));
+    auto w = start(out, message_kind::reject);
     w.u8(static_cast<std::uint8_t>(m.reason));
     w.text16(m.text, limits::max_text);
 }
@@ -217,8 +155,7 @@ bool decode(std::span<const std::byte> in, reject_msg &m) {
 void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
     thread_local std::vector<std::byte> payload;
     encode_inputs(m.inputs, base, input_size, payload);
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::input));
+    auto w = start(out, message_kind::input);
     w.u8(m.slot);
     w.u32(m.ack_confirmed);
     w.u32(m.first_frame);
@@ -257,8 +194,7 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
     thread_local std::vector<std::byte> payload;
     encode_inputs(m.frames, m.base ? base : std::span<const std::byte>{}, std::size_t{m.players} * (1u + input_size),
                   payload);
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::confirmed));
+    auto w = start(out, message_kind::confirmed);
     w.u32(m.ack_input);
     w.u16(static_cast<std::uint16_t>(m.margin_ms));
     w.u32(m.echo_time_ms);
@@ -301,8 +237,7 @@ bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<con
 }
 
 void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::snapshot_chunk));
+    auto w = start(out, message_kind::snapshot_chunk);
     w.u32(m.transfer);
     w.u32(m.frame);
     w.u32(m.total);
@@ -326,8 +261,7 @@ bool decode(std::span<const std::byte> in, snapshot_chunk_msg &m) {
 }
 
 void encode(const desync_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::desync));
+    auto w = start(out, message_kind::desync);
     w.u32(m.frame);
     w.text16(m.diverging, limits::max_text);
 }
@@ -341,8 +275,7 @@ bool decode(std::span<const std::byte> in, desync_msg &m) {
 }
 
 void encode(const bye_msg &m, std::vector<std::byte> &out) {
-    writer w{out};
-    w.u8(static_cast<std::uint8_t>(message_kind::bye));
+    auto w = start(out, message_kind::bye);
     w.u8(m.reason);
 }
 

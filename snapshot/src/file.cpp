@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "byte_io.hpp"
+#include <retcon/internal/byte_io.hpp>
 #include "codec.hpp"
 #include "fs.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "byte_io.hpp"
+#include <retcon/internal/byte_io.hpp>
 #include "codec.hpp"
 #include "fs.hpp"
 
@@ -219,8 +219,8 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
         internal::byte_writer m{meta};
         m.u32(static_cast<std::uint32_t>(p->settings.metadata.size()));
         for (const auto &[k, v] : p->settings.metadata) {
-            m.text(k);
-            m.text(v);
+            m.text32(k);
+            m.text32(v);
         }
     }
     std::vector<std::byte> head;
@@ -487,8 +487,8 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
         const auto n = m.u32();
         if (n > max_metadata_entries) return error{errc::corrupt, where(name, m.offset()) + "too many metadata entries"};
         for (std::uint32_t i = 0; i < n && m.ok(); ++i) {
-            auto k = m.text(max_metadata_text);
-            auto v = m.text(max_metadata_text);
+            auto k = m.text(m.u32(), max_metadata_text);
+            auto v = m.text(m.u32(), max_metadata_text);
             s.metadata.emplace_back(std::move(k), std::move(v));
         }
         if (!m.ok() || m.remaining() != 0) return error{errc::corrupt, where(name, m.offset()) + "metadata block is malformed"};
