@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,11 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "naive_ecs.hpp"
-
-#if defined(__GLIBC__)
-#    include <malloc.h>
-#endif
 
 namespace bench {
 
@@ -142,13 +138,6 @@ using minimal_ecs = minimal::registry<Position, Velocity, Accel, Flag, Transform
 struct vec2 {
     float x, y;
 };
-
-void set_items(benchmark::State &state, std::int64_t per_iteration) {
-    state.SetItemsProcessed(state.iterations() * per_iteration);
-    state.counters["entities"] = static_cast<double>(per_iteration);
-}
-
-std::uint32_t n_of(const benchmark::State &state) { return static_cast<std::uint32_t>(state.range(0)); }
 
 float fval(std::uint32_t i) { return static_cast<float>(i % 1024u) * 0.001f; }
 
@@ -578,12 +567,7 @@ constexpr std::int64_t sizes[] = {10'000, 100'000, 1'000'000};
 constexpr std::int64_t mixed_sizes[] = {1'000, 10'000, 100'000};
 
 void add_stats(benchmark::internal::Benchmark *b, std::int64_t n) {
-    b->Arg(n)
-        ->Unit(benchmark::kMicrosecond)
-        ->Repetitions(n >= 1'000'000 ? 3 : 5)
-        ->ReportAggregatesOnly(true)
-        ->ComputeStatistics("min", [](const std::vector<double> &v) { return *std::min_element(v.begin(), v.end()); })
-        ->ComputeStatistics("max", [](const std::vector<double> &v) { return *std::max_element(v.begin(), v.end()); });
+    with_spread(b->Arg(n)->Unit(benchmark::kMicrosecond), n >= 1'000'000 ? 3 : 5);
 }
 
 template<class Fn>
@@ -637,13 +621,10 @@ void register_all() {
 } // namespace bench
 
 int main(int argc, char **argv) {
-#if defined(__GLIBC__)
     // Keep freed memory in the process: otherwise every fresh world (and every baseline) pays
     // the kernel's first-touch page faults, which on this VM cost more than the ECS work itself
     // (create 1M: 140 ms with, 17 ms without). Same setting for retcon and the baselines.
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-#endif
+    bench::keep_freed_memory();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::AddCustomContext("bytes_per_entity(Position+Velocity)", bench::bytes_per_entity_report(100'000));
