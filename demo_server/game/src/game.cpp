@@ -123,9 +123,14 @@ void spawner_system(world &w) {
     const std::uint32_t dust = w.size<particle>();
     for (std::uint32_t i = dust; i < a.dust && i < dust + 60u; ++i) { // churn: dozens per frame
         const auto e = w.create();
-        w.emplace<position>(e, random_fixed(w, 0, a.width.to_int()), random_fixed(w, 0, a.height.to_int()));
-        w.emplace<velocity>(e, fixed::ratio(static_cast<std::int32_t>(next_random(w) % 21u) - 10, 100),
-                            fixed::ratio(static_cast<std::int32_t>(next_random(w) % 21u) - 10, 100));
+        // One RNG draw per statement: the order in which a call's arguments are evaluated is
+        // unspecified (GCC and Clang differ), and the sequence of draws is simulation state.
+        const fixed x = random_fixed(w, 0, a.width.to_int());
+        const fixed y = random_fixed(w, 0, a.height.to_int());
+        const fixed vx = fixed::ratio(static_cast<std::int32_t>(next_random(w) % 21u) - 10, 100);
+        const fixed vy = fixed::ratio(static_cast<std::int32_t>(next_random(w) % 21u) - 10, 100);
+        w.emplace<position>(e, x, y);
+        w.emplace<velocity>(e, vx, vy);
         w.emplace<particle>(e, static_cast<std::uint16_t>(60u + next_random(w) % 180u), std::uint8_t{0}, std::uint8_t{0});
     }
     ++w.resource<match_state>().frame;
