@@ -43,6 +43,8 @@ struct client_session::impl final : transport_handler {
     bool resimulating = false;
     bool stalled = false;
     std::vector<std::byte> last_confirmed; // record of confirmed_end - 1 (prediction source)
+    std::uint32_t presence = 0;            // present bit per slot in the last confirmed frame
+    bool have_presence = false;
     bool have_last_confirmed = false;
 
     std::deque<session_event> events;
@@ -216,6 +218,7 @@ struct client_session::impl final : transport_handler {
         server_ack_input = 0;
         first_wrong = wire::no_frame;
         have_last_confirmed = false;
+        have_presence = false;
         ring.clear();
         confirmed.clear();
         used.clear();
@@ -276,12 +279,31 @@ struct client_session::impl final : transport_handler {
                 if (!u || std::memcmp(u, slot_rec, rec) != 0) first_wrong = std::min(first_wrong, f);
             }
         }
-        while (confirmed.has(confirmed_end)) ++confirmed_end;
+        for (; confirmed.has(confirmed_end); ++confirmed_end) note_presence(confirmed_end, confirmed.get(confirmed_end));
         if (confirmed_end > 0 && confirmed.has(confirmed_end - 1u)) {
             std::memcpy(last_confirmed.data(), confirmed.get(confirmed_end - 1u), rec);
             have_last_confirmed = true;
         }
         st.confirmed_frame = confirmed_end;
+    }
+
+    /// Raises player_joined / player_left when a slot's presence changes in the confirmed stream
+    /// (the first confirmed frame after a (re)synchronisation sets the baseline silently).
+    void note_presence(std::uint32_t f, const std::byte *record) {
+        std::uint32_t present = 0;
+        for (std::size_t p = 0; p < players; ++p)
+            if ((static_cast<std::uint8_t>(record[p]) & static_cast<std::uint8_t>(slot_flags::present)) != 0)
+                present |= std::uint32_t{1} << p;
+        if (have_presence) {
+            for (std::size_t p = 0; p < players; ++p) {
+                const std::uint32_t bit = std::uint32_t{1} << p;
+                if ((present & bit) != (presence & bit))
+                    emit((present & bit) ? session_event_kind::player_joined : session_event_kind::player_left, f,
+                         static_cast<int>(p));
+            }
+        }
+        presence = present;
+        have_presence = true;
     }
 
     void adjust_clock(std::int16_t margin) {

@@ -329,3 +329,32 @@ TEST_CASE("a player still loading its snapshot is not present, so none of its in
     // And the world agrees: the ship appeared only once the player played.
     CHECK(m.server_world.resource<ships>().of[slow.session->slot()] != null_entity);
 }
+
+TEST_CASE("clients see other players join and leave, at the frame the confirmed stream says", "[net][session]") {
+    sim_match m{61, 2};
+    const link_conditions link{20, 2, 0.0};
+    auto &a = m.add_client(link, link);
+    m.run(2000);
+    auto &b = m.add_client(link, link);
+    m.run(2000);
+    const int b_slot = b.session->slot();
+    b.session->leave();
+    b.active = false;
+    m.run(1500);
+    // Events about b (a also sees its own slot become present: from its first input on).
+    std::vector<const session_event *> joins, leaves;
+    for (const auto &e : a.events) {
+        if (e.kind == session_event_kind::player_joined && e.slot == b_slot) joins.push_back(&e);
+        if (e.kind == session_event_kind::player_left && e.slot == b_slot) leaves.push_back(&e);
+    }
+    REQUIRE(joins.size() == 1);
+    REQUIRE(leaves.size() == 1);
+    CHECK(joins[0]->slot == b_slot);
+    CHECK(leaves[0]->slot == b_slot);
+    CHECK(leaves[0]->frame > joins[0]->frame);
+    // The frames agree with the server's world: b's ship exists from the join frame on.
+    CHECK(m.server_world.resource<ships>().of[b_slot] == null_entity);
+    std::size_t own = 0;
+    for (const auto &e : a.events) own += e.kind == session_event_kind::player_joined && e.slot == a.session->slot() ? 1u : 0u;
+    CHECK(own <= 1);
+}

@@ -132,6 +132,9 @@ consteval field_info make_field(std::string_view name, std::size_t offset) {
     static_assert(!std::is_pointer_v<element> && !std::is_member_pointer_v<element>,
                   "retcon: a component field is a pointer; pointers do not survive a snapshot or the network: "
                   "store a retcon::entity handle or an index instead");
+    static_assert(!std::is_same_v<element, long double>,
+                  "retcon: a component field is a long double, whose in-memory size includes padding bytes "
+                  "(6 of 16 on x86-64) and whose format differs between platforms: use double or fixed-point");
     static_assert(allowed_field_element_v<element>,
                   "retcon: a component field has a type retcon does not know; declare that nested type with "
                   "RETCON_COMPONENT(Type, fields...) too (or use fixed_string<N> / inline_vector<T, N>)");

@@ -11,8 +11,8 @@ enum class session_event_kind : std::uint8_t {
     connected,            ///< transport connected; handshake under way (client)
     synchronized,         ///< world loaded from the server, simulation running (client)
     rejected,             ///< the server refused us; `text` says why (client)
-    player_joined,        ///< a slot became occupied (`slot`)
-    player_left,          ///< a slot was vacated (`slot`)
+    player_joined,        ///< a slot became present (`slot`, `frame`: server at hello; client: in the confirmed stream)
+    player_left,          ///< a slot stopped being present (`slot`, `frame`)
     disconnected,         ///< the connection is gone (client: from the server; server: a client)
     network_interrupted,  ///< nothing heard for interrupt_ms
     network_resumed,      ///< heard again after an interruption
