@@ -56,6 +56,7 @@ int run_client(const client_settings &s) {
     game g;
     auto config = make_config(s.players, s.tick_hz);
     config.input_delay = static_cast<std::uint8_t>(s.input_delay);
+    config.max_input_delay = static_cast<std::uint8_t>(s.max_input_delay);
     auto net = make_enet_client(s.host, s.port);
     if (!net) {
         std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
@@ -132,9 +133,9 @@ int run_client(const client_settings &s) {
             const auto &st = client.stats();
             char status[256];
             std::snprintf(status, sizeof status,
-                          "retcon | %s slot %d | frame %u | rtt %.0f ms | ahead %.1f | rollbacks/s %.0f | resim/s %.0f | "
+                          "retcon | %s slot %d | frame %u | rtt %.0f ms | delay %u | ahead %.1f | rollbacks/s %.0f | resim/s %.0f | "
                           "%.1f/%.1f kbps | desyncs %llu %s",
-                          s.name.c_str(), client.slot(), client.current_frame(), st.rtt_ms, st.frames_ahead,
+                          s.name.c_str(), client.slot(), client.current_frame(), st.rtt_ms, st.input_delay, st.frames_ahead,
                           st.rollbacks_per_s, st.resimulated_per_s, st.bytes_out_per_s * 8 / 1000.0,
                           st.bytes_in_per_s * 8 / 1000.0, static_cast<unsigned long long>(desyncs), last_note.c_str());
             int cols = 80, rows = 24;

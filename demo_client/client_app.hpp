@@ -11,7 +11,8 @@ struct client_settings {
     std::string host = "127.0.0.1";
     std::uint16_t port = 7777;
     std::string name = "player";
-    int input_delay = 2;
+    int input_delay = 2;          ///< minimum input delay (frames)
+    int max_input_delay = 6;      ///< the delay adapts up to this with the round trip (= input_delay: fixed)
     bool bot = false;
     bool headless = false;
     bool spectate = false;

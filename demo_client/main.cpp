@@ -10,7 +10,8 @@ int main(int argc, char **argv) {
     CLI::App app{"retcon demo client: the arena game over ENet with prediction and rollback"};
     app.add_option("--connect", connect, "server HOST:PORT")->capture_default_str();
     app.add_option("--name", s.name, "player name")->capture_default_str();
-    app.add_option("--input-delay", s.input_delay, "frames of input delay")->check(CLI::Range(0, 10))->capture_default_str();
+    app.add_option("--input-delay", s.input_delay, "frames of input delay (the minimum when adaptive)")->check(CLI::Range(0, 10))->capture_default_str();
+    app.add_option("--max-input-delay", s.max_input_delay, "input delay adapts to half the round trip up to this")->check(CLI::Range(0, 30))->capture_default_str();
     app.add_option("--players", s.players, "player slots (must match the server)")->check(CLI::Range(1, 8))->capture_default_str();
     app.add_option("--tick", s.tick_hz, "simulation rate (must match the server)")->capture_default_str();
     app.add_flag("--bot", s.bot, "play by itself (seeded)");

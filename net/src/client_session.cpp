@@ -59,6 +59,8 @@ struct client_session::impl final : transport_handler {
     std::uint64_t cooldown_until = 0;
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
+    std::uint8_t delay = 2;                // current input delay (adapts when max_input_delay > input_delay)
+    std::uint64_t last_delay_change = 0;
     bool interrupted = false;
     bool have_rtt = false;
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
@@ -86,7 +88,9 @@ struct client_session::impl final : transport_handler {
         max_frames_per_packet = static_cast<std::uint32_t>(
             std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
         period = 1000.0 / cfg.tick_hz;
-        const std::size_t cap = std::size_t{cfg.prediction_window} + cfg.input_delay + 2u * wire::limits::max_frames_per_packet + 64u;
+        delay = cfg.input_delay;
+        const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
+                                2u * wire::limits::max_frames_per_packet + 64u;
         confirmed.reset(cap, rec);
         used.reset(cap, rec);
         local.reset(cap, isz);
@@ -214,7 +218,7 @@ struct client_session::impl final : transport_handler {
         const auto f = static_cast<std::uint32_t>(file->frame);
         const bool first = state == client_state::loading;
         current = confirmed_end = sync_frame = next_checksum = f;
-        local_next = f + cfg.input_delay;
+        local_next = f + delay;
         server_ack_input = 0;
         first_wrong = wire::no_frame;
         have_last_confirmed = false;
@@ -304,6 +308,21 @@ struct client_session::impl final : transport_handler {
         }
         presence = present;
         have_presence = true;
+    }
+
+    /// Input delay follows half the round trip, one frame per second at most, between
+    /// input_delay and max_input_delay: more delay means shallower rollbacks for the same lag.
+    void adapt_delay() {
+        st.input_delay = delay;
+        if (cfg.max_input_delay <= cfg.input_delay || slot < 0 || !have_rtt || state != client_state::running) return;
+        if (now - last_delay_change < 1000) return;
+        const double want = std::round(st.rtt_ms / 2.0 / period);
+        const auto target = static_cast<std::uint8_t>(std::clamp(want, static_cast<double>(cfg.input_delay),
+                                                                 static_cast<double>(cfg.max_input_delay)));
+        if (target == delay) return;
+        delay = static_cast<std::uint8_t>(target > delay ? delay + 1 : delay - 1);
+        last_delay_change = now;
+        st.input_delay = delay;
     }
 
     void adjust_clock(std::int16_t margin) {
@@ -422,7 +441,9 @@ struct client_session::impl final : transport_handler {
             return false;
         }
         stalled = false;
-        for (; local_next <= current + cfg.input_delay; ++local_next) {
+        // A delay increase leaves a gap frame: it repeats this input. A decrease makes this
+        // frame's input overlap one already recorded: it is dropped. The server confirms both.
+        for (; local_next <= current + delay; ++local_next) {
             std::byte *dst = local.put(local_next);
             const std::size_t n = std::min(isz, input.size());
             std::memcpy(dst, input.data(), n);
@@ -510,6 +531,7 @@ struct client_session::impl final : transport_handler {
             }
         }
         if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= period) send_ack();
+        adapt_delay();
         meter.update(now, st, bytes_in, bytes_out);
         if (confirmed_expected > 0)
             st.loss = 1.0 - std::min(1.0, static_cast<double>(confirmed_packets) / static_cast<double>(confirmed_expected));

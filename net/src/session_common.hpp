@@ -24,6 +24,7 @@ inline void check_config(const session_config &c) {
     if (c.input_size == 0 || c.input_size > wire::limits::max_input_size)
         misuse("session_config: input_size %u is outside 1..%zu", static_cast<unsigned>(c.input_size), wire::limits::max_input_size);
     if (c.tick_hz == 0) misuse("session_config: tick_hz must be positive");
+    if (c.max_input_delay > 60) misuse("session_config: max_input_delay %u exceeds 60 frames", static_cast<unsigned>(c.max_input_delay));
     if (c.prediction_window == 0 || c.prediction_window > 256)
         misuse("session_config: prediction_window %u is outside 1..256", c.prediction_window);
 }

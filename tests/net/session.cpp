@@ -358,3 +358,50 @@ TEST_CASE("clients see other players join and leave, at the frame the confirmed 
     for (const auto &e : a.events) own += e.kind == session_event_kind::player_joined && e.slot == a.session->slot() ? 1u : 0u;
     CHECK(own <= 1);
 }
+
+TEST_CASE("adaptive input delay follows the round trip and shortens rollbacks", "[net][session][timesync]") {
+    auto run = [](std::uint8_t max_delay) {
+        session_config cfg = game_config(2);
+        cfg.input_delay = 1;
+        cfg.max_input_delay = max_delay;
+        sim_match m{71, 2, cfg};
+        const link_conditions slow{100, 5, 0.02};
+        m.add_client(slow, slow);
+        m.add_client(slow, slow);
+        m.run(12000); // 200 ms RTT
+        struct out {
+            std::uint32_t delay_at_200;
+            std::uint32_t delay_at_40;
+            double rollback_depth;
+            std::uint64_t replaced;
+            std::uint64_t stalls;
+            std::size_t mismatched;
+        } o{};
+        o.delay_at_200 = m.clients[0]->session->stats().input_delay;
+        const auto &s0 = m.clients[0]->session->stats();
+        o.rollback_depth = s0.rollbacks ? static_cast<double>(s0.resimulated) / static_cast<double>(s0.rollbacks) : 0.0;
+        const link_conditions fast{20, 5, 0.02};
+        m.net.set_conditions(0, fast, fast);
+        m.net.set_conditions(1, fast, fast);
+        const auto replaced_before = m.server->totals().replaced_inputs;
+        m.run(12000); // 40 ms RTT
+        o.delay_at_40 = m.clients[0]->session->stats().input_delay;
+        o.replaced = m.server->totals().replaced_inputs - replaced_before;
+        for (auto &c : m.clients) {
+            o.stalls += c->session->stats().stall_frames;
+            o.mismatched += m.compare(*c).mismatched;
+        }
+        return o;
+    };
+    const auto fixed = run(0);
+    const auto adaptive = run(8);
+    INFO("fixed: depth " << fixed.rollback_depth << "; adaptive: delay " << adaptive.delay_at_200 << " then "
+                         << adaptive.delay_at_40 << ", depth " << adaptive.rollback_depth);
+    CHECK(fixed.delay_at_200 == 1);
+    CHECK(adaptive.delay_at_200 >= 5);                       // about half of 200 ms, in frames
+    CHECK(adaptive.delay_at_40 <= 2);                        // and back down
+    CHECK(adaptive.rollback_depth < fixed.rollback_depth);   // shallower rollbacks for the same lag
+    CHECK(adaptive.mismatched == 0);                         // delay changes are deterministic
+    CHECK(static_cast<double>(adaptive.replaced) / (2 * 720.0) <= 0.02);
+    CHECK(adaptive.stalls <= 2);
+}

@@ -27,7 +27,10 @@ struct session_config {
     /// @brief Per byte of input: non-zero means "do not repeat" (edge-triggered actions such as
     /// fire): when a late input is substituted or a remote input predicted, those bytes are 0.
     std::vector<std::uint8_t> no_repeat_mask;
-    std::uint8_t input_delay = 2;          ///< frames between sampling a local input and its frame
+    std::uint8_t input_delay = 2;          ///< frames between sampling a local input and its frame (the minimum when adaptive)
+    /// @brief If above input_delay, the client's delay adapts to half the measured round trip,
+    /// between the two, one frame per second at most (local; the server needs no change).
+    std::uint8_t max_input_delay = 0;
     std::uint32_t prediction_window = 16;  ///< frames a client may run ahead of confirmed inputs
     std::uint32_t checksum_interval = 1;   ///< compare world hashes every Nth confirmed frame (0: never)
     std::uint32_t interrupt_ms = 500;      ///< silence before "network interrupted"

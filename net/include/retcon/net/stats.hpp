@@ -22,6 +22,7 @@ struct session_stats {
     std::uint64_t confirmed_frames = 0;
     std::uint64_t desyncs = 0;
     std::int32_t margin_ms = 0;     ///< how early inputs reach the server (low percentile)
+    std::uint32_t input_delay = 0;  ///< client: current input delay in frames
     std::uint32_t current_frame = 0;
     std::uint32_t confirmed_frame = 0; ///< every frame below this is confirmed
 };
