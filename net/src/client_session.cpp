@@ -470,17 +470,23 @@ struct client_session::impl final : transport_handler {
     /// what to resend) and shows it is alive.
     void send_ack() {
         imsg.slot = 0xff;
-        imsg.ack_confirmed = confirmed_end;
         imsg.first_frame = confirmed_end;
         imsg.count = 0;
-        imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
-        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
-        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
-        if (checksum_sends > 0) --checksum_sends;
+        stamp_feedback();
         imsg.inputs.clear();
         wire::encode(imsg, isz, {}, out);
         send(wire::channel::inputs, out);
         last_ack_sent = now;
+    }
+
+    /// Fields every input message carries: our acknowledgement of confirmed frames, our clock
+    /// (never 0, which means "no echo"), and the pending checksum (sent three times).
+    void stamp_feedback() {
+        imsg.ack_confirmed = confirmed_end;
+        imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
+        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
+        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
+        if (checksum_sends > 0) --checksum_sends;
     }
 
     void send_inputs() {
@@ -502,13 +508,9 @@ struct client_session::impl final : transport_handler {
             ++count;
         }
         imsg.slot = static_cast<std::uint8_t>(slot);
-        imsg.ack_confirmed = confirmed_end;
         imsg.first_frame = first;
         imsg.count = static_cast<std::uint8_t>(count);
-        imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u; // never 0 (0 means "no echo")
-        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
-        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
-        if (checksum_sends > 0) --checksum_sends;
+        stamp_feedback();
         imsg.inputs.assign(window.begin(), window.end());
         wire::encode(imsg, isz, {}, out);
         send(wire::channel::inputs, out);

@@ -228,11 +228,7 @@ struct server_session::impl final : transport_handler {
         if (!wire::decode(data, isz, {}, imsg)) return hostile(c, "malformed input packet");
         if (c.slot < 0) { // a spectator only acknowledges (and may report checksums)
             if (imsg.slot != 0xff || imsg.count != 0) return hostile(c, "a spectator sent inputs");
-            c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
-            c.echo_time = imsg.client_time_ms;
-            c.echo_at = now;
-            if (imsg.checksum_frame != wire::no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
-            return;
+            return note_feedback(c);
         }
         if (imsg.slot != c.slot)
             return hostile(c, "input claimed for slot " + std::to_string(imsg.slot) + ", this client holds " +
@@ -254,6 +250,12 @@ struct server_session::impl final : transport_handler {
             if (f < next_frame || c.inputs.has(f)) continue;
             std::memcpy(c.inputs.put(f), imsg.inputs.data() + std::size_t{k} * isz, isz);
         }
+        note_feedback(c);
+    }
+
+    /// What every input message carries besides inputs: the client's acknowledgement of
+    /// confirmed frames, its clock for the round trip, and a checksum to compare.
+    void note_feedback(conn &c) {
         c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
         c.echo_time = imsg.client_time_ms;
         c.echo_at = now;
