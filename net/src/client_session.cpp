@@ -365,11 +365,11 @@ struct client_session::impl final : transport_handler {
             if (static_cast<int>(p) == slot) {
                 *flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
                 if (const std::byte *mine = local.get(f)) std::memcpy(in, mine, isz);
-                else internal::predict_input({last_in, isz}, cfg.no_repeat_mask, {in, isz});
+                else cfg.prediction.predict({last_in, isz}, {in, isz});
             } else {
                 *flag = have_last_confirmed ? (last_confirmed[p] & std::byte{static_cast<std::uint8_t>(slot_flags::present)})
                                             : std::byte{0};
-                internal::predict_input({last_in, isz}, cfg.no_repeat_mask, {in, isz});
+                cfg.prediction.predict({last_in, isz}, {in, isz});
             }
         }
     }
@@ -378,7 +378,7 @@ struct client_session::impl final : transport_handler {
         std::byte *r = used.put(f);
         if (const std::byte *c = confirmed.get(f)) std::memcpy(r, c, rec);
         else predict_record(f, r);
-        step(w, frame_inputs{f, players, isz, r, r + players});
+        step(w, frame_inputs{f, players, isz, r});
     }
 
     void rollback() {

@@ -389,14 +389,14 @@ struct server_session::impl final : transport_handler {
                 std::memcpy(in, got, isz);
                 flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
             } else {
-                internal::predict_input({last, isz}, cfg.no_repeat_mask, {in, isz});
+                cfg.prediction.predict({last, isz}, {in, isz});
                 flag = std::byte{static_cast<std::uint8_t>(static_cast<std::uint8_t>(slot_flags::present) |
                                                            static_cast<std::uint8_t>(slot_flags::replaced))};
                 ++c.st.replaced_inputs;
             }
             std::memcpy(last, in, isz);
         }
-        const frame_inputs fi{f, players, isz, r, r + players};
+        const frame_inputs fi{f, players, isz, r};
         step(w, fi);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;

@@ -47,7 +47,7 @@ inline schema game_schema() {
 
 inline session_config game_config(std::uint8_t players) {
     auto c = make_session_config<game_input>(players);
-    c.no_repeat_mask = {0, 0, 1, 0}; // fire is edge-triggered: never repeated by prediction
+    c.prediction = prediction_rule::repeat_last().no_repeat<game_input>("fire"); // edge-triggered: never repeated
     return c;
 }
 

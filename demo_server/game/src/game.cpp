@@ -163,7 +163,7 @@ schema make_schema() {
 
 session_config make_config(std::uint8_t players, std::uint16_t tick_hz) {
     auto c = make_session_config<player_input>(players, tick_hz);
-    c.no_repeat_mask = {0, 0, 1, 0}; // fire is edge-triggered
+    c.prediction = prediction_rule::repeat_last().no_repeat<player_input>("fire"); // fire is edge-triggered
     c.content_version = 2; // bump whenever the rules change: old and new builds then refuse each other at the handshake
     return c;
 }

@@ -65,6 +65,11 @@ public:
         }
     }
 
+    /// @brief Runs only the first @p count systems, in order.
+    void run_first(world &w, std::size_t count) const {
+        for (std::size_t i = 0; i < count && i < systems_.size(); ++i) systems_[i].fn(w);
+    }
+
     [[nodiscard]] std::size_t size() const noexcept { return systems_.size(); }
     /// @brief Name of system @p i.
     [[nodiscard]] std::string_view name(std::size_t i) const noexcept { return systems_[i].name; }

@@ -1,4 +1,4 @@
-#include <retcon/snapshot/error.hpp>
+#include <retcon/ecs/error.hpp>
 
 namespace retcon {
 
@@ -18,6 +18,14 @@ const char *to_string(errc code) noexcept {
     case errc::invalid_argument: return "invalid_argument";
     }
     return "unknown";
+}
+
+std::string error::message() const {
+    std::string s = what ? what : "";
+    if (offset != no_offset) s += (s.empty() ? "at byte " : " at byte ") + std::to_string(offset);
+    if (!context.empty()) s += (s.empty() ? "" : ": ") + context;
+    if (s.empty() && code != errc::ok) s = to_string(code);
+    return s;
 }
 
 } // namespace retcon
