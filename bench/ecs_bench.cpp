@@ -1,5 +1,5 @@
-// ECS benchmarks (issue 2). Every retcon figure is quoted against a baseline measured in the
-// same run (design.md, Correction 19):
+// ECS benchmarks. Every retcon figure is quoted against a baseline measured in the
+// same run (docs/benchmarks.md):
 //   naive/    one std::unordered_map<uint32_t, T> per component (bench/naive_ecs.hpp)
 //   minimal/  a minimal hand-written sparse set per component (bench/naive_ecs.hpp)
 //   plain/    a loop over two std::vector<vec2> (position += velocity)

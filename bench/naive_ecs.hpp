@@ -6,7 +6,7 @@
 //    obviously correct; what a game would write without an ECS library.
 //  - minimal::registry: one hand-written sparse set per component type (dense entity vector,
 //    payload vector in the same order, a flat sparse vector; no pages, no versions, no misuse
-//    checks). The floor a sparse-set ECS can hope for (design.md, Correction 19).
+//    checks). The floor a sparse-set ECS can hope for (docs/benchmarks.md).
 // Entities are plain std::uint32_t indices; freed indices are reused (LIFO).
 
 #include <cstddef>

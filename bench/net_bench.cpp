@@ -1,5 +1,5 @@
-// Netcode benchmarks (issue 4). Figures are quoted against baselines measured in the same run
-// (design.md, Correction 19):
+// Netcode benchmarks. Figures are quoted against baselines measured in the same run
+// (docs/benchmarks.md):
 //   resim/plain        the movement step run N frames with no rollback: the baseline of a
 //                      rollback of N frames (restore from the ring + N frames re-simulated)
 //   frame budget       a 60 Hz frame (16.67 ms) for the absolute rollback and tick figures
@@ -7,7 +7,7 @@
 // / IP headers; the header layers are added by arithmetic from the packet counts, which a
 // counting transport records). World: bench/bench_world.hpp; matches: the test game of
 // tests/common/test_game.hpp. Names read <workload>/<implementation>[/<param>:<value>]/<N>;
-// bench/net_report.py prints the tables of docs/benchmarks.md ("Netcode (issue 4)").
+// bench/net_report.py prints the tables of docs/benchmarks.md ("Netcode").
 #include <retcon/net.hpp>
 
 #include <benchmark/benchmark.h>
@@ -34,7 +34,7 @@ double seconds(clock_type::time_point a, clock_type::time_point b) { return std:
 
 // ---------------------------------------------------------------- rollback
 // A world of N entities (bench_world.hpp) has run frames 0..15, saving each into a ring of
-// 17 slots (prediction window 16 + 1, Correction 3) before simulating it; it stands at the
+// 17 slots (prediction window 16 + 1) before simulating it; it stands at the
 // start of frame 16. One rollback of F frames = ring.restore(16 - F) + F frames re-simulated,
 // which brings the world back to frame 16, so every iteration does the same work.
 //   step:move        the movement system (p += v * dt on every entity)

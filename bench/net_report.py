@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the JSON output of retcon_net_bench into the tables of docs/benchmarks.md
-("Netcode (issue 4)").
+("Netcode").
 
 usage: net_report.py bench_net.json
 

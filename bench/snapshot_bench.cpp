@@ -1,17 +1,17 @@
-// Snapshot benchmarks (issue 3). Every retcon figure is quoted against a baseline measured in
-// the same run (design.md, Correction 19):
+// Snapshot benchmarks. Every retcon figure is quoted against a baseline measured in
+// the same run (docs/benchmarks.md):
 //   memcpy/baseline    one memcpy of image_size(world) bytes between two warm buffers
 //                      (the baseline of save and restore: targets >= 0.8x its bandwidth, and
-//                      restore <= 1.25x its time, Correction 18)
+//                      restore <= 1.25x its time)
 //   xxh3/baseline      XXH3_64bits_dispatch one-shot over a buffer of as many bytes as the world
-//                      hash reads (Correction 16; target >= 0.8x its throughput)
+//                      hash reads (target >= 0.8x its throughput)
 //   zstd/raw, unzstd/raw  ZSTD_compressCCtx / ZSTD_decompressDCtx of the image, for the
 //                      snapshot-file figures
 //   float_after/none   the float movement system alone (the vzeroupper hazard)
 // World: bench/bench_world.hpp (Position + Velocity on every entity, a 32-byte Body on half,
 // churned so the free list and pool orders are not trivial). Names read
 // <workload>/<implementation>[/<param>:<value>]/<N>; bench/snapshot_report.py prints the tables
-// of docs/benchmarks.md ("Snapshots (issue 3)").
+// of docs/benchmarks.md ("Snapshots").
 #include <retcon/snapshot.hpp>
 
 #include <benchmark/benchmark.h>

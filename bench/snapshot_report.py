@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the JSON output of retcon_snapshot_bench into the tables of docs/benchmarks.md
-("Snapshots (issue 3)").
+("Snapshots").
 
 usage: snapshot_report.py bench_snapshot.json
 

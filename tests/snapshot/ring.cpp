@@ -1,5 +1,5 @@
 // The rollback ring: slot arithmetic, invalidation of the discarded future, and long runs of
-// rollbacks that must stay byte-identical to a world that never rolled back (Correction 4).
+// rollbacks that must stay byte-identical to a world that never rolled back (docs/snapshot.md, "Restore").
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/ring.hpp>
 
@@ -146,7 +146,7 @@ TEST_CASE("a ring refuses to restore a frame into a world of another schema", "[
 
 TEST_CASE("a long-running world with rollbacks and a fresh world restored from it stay byte-identical",
           "[snapshot][ring][determinism]") {
-    // Correction 4: restore must never let the discarded future leak back (stale sparse pages,
+    // Restore must never let the discarded future leak back (stale sparse pages,
     // payload tails, entity table tails). World `a` keeps rolling back and re-simulating; `b`
     // is a fresh world restored from one of a's snapshots and then never rolls back.
     const schema s = grouped_schema();

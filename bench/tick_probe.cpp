@@ -1,0 +1,24 @@
+// A seeded 4-player match on the simulated network (the test game of tests/common), run for a
+// fixed span of virtual time, for instruction counts of the session ticks under callgrind
+// (bench/callgrind_ticks.sh). Instruction counts are stable on a shared, noisy machine, so the
+// figure in docs/benchmarks.md compares builds, not seconds.
+#include <common/sim_match.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+
+int main(int argc, char **argv) {
+    using namespace retcon;
+    using namespace retcon::test;
+    const std::uint64_t ms = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000;
+    const link_conditions wan{.latency_ms = 40, .jitter_ms = 10, .loss = 0.02};
+    sim_match m{7, 4};
+    for (int i = 0; i < 4; ++i) m.add_client(wan, wan);
+    m.run(ms);
+    std::size_t mismatched = 0;
+    for (const auto &c : m.clients) mismatched += m.compare(*c).mismatched;
+    std::printf("server frames %u, client 0 frames %u, rollbacks %llu, mismatches %zu\n", m.server->frame(),
+                m.clients[0]->session->current_frame(),
+                static_cast<unsigned long long>(m.clients[0]->session->stats().rollbacks), mismatched);
+    return mismatched == 0 ? 0 : 1;
+}
