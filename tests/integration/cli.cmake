@@ -1,9 +1,26 @@
 # Runs the retcon tool once and checks its exit code and output.
 #   cmake -DRETCON=<tool> -DARGS="a|b|c" -DEXPECT_EXIT=<n>
-#         [-DEXPECT_OUT=<regex>] [-DEXPECT_ERR=<regex>] [-DREJECT_OUT=<regex>] -P cli.cmake
-# ARGS separates arguments with '|' (a ';' would be split by add_test).
+#         [-DEXPECT_OUT=<regex>] [-DEXPECT_ERR=<regex>] [-DREJECT_OUT=<regex>]
+#         [-DCUT=<source>|<bytes>|<destination>] -P cli.cmake
+# ARGS separates arguments with '|' (a ';' would be split by add_test). CUT first writes the
+# first <bytes> bytes of <source> to <destination>: a file cut short, as by a crash mid-write.
 if(NOT DEFINED RETCON OR NOT DEFINED EXPECT_EXIT)
   message(FATAL_ERROR "cli.cmake needs -DRETCON=... and -DEXPECT_EXIT=...")
+endif()
+if(DEFINED CUT)
+  string(REPLACE "|" ";" cut "${CUT}")
+  list(GET cut 0 cut_source)
+  list(GET cut 1 cut_bytes)
+  list(GET cut 2 cut_destination)
+  get_filename_component(cut_dir "${cut_destination}" DIRECTORY)
+  file(MAKE_DIRECTORY "${cut_dir}")
+  # CMake strings cannot hold NUL bytes, so the cut is made by head(1).
+  execute_process(COMMAND head -c ${cut_bytes} "${cut_source}"
+    OUTPUT_FILE "${cut_destination}" RESULT_VARIABLE cut_rc)
+  file(SIZE "${cut_destination}" cut_size)
+  if(NOT cut_rc EQUAL 0 OR NOT cut_size EQUAL cut_bytes)
+    message(FATAL_ERROR "could not cut ${cut_source} to ${cut_bytes} bytes (got ${cut_size})")
+  endif()
 endif()
 set(args "")
 if(DEFINED ARGS AND NOT ARGS STREQUAL "")

@@ -1,24 +1,67 @@
 // retcon — inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files.
-// Exit codes: 0 ok, 1 differences or corruption found, 2 usage error or unreadable file.
+// Exit codes: the table `exit_codes` below (printed by --help, documented in docs/cli.md).
 #include <retcon/snapshot.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_found = 1;
-constexpr int exit_usage = 2;
+/// What the tool's exit status means, the same for every subcommand (docs/cli.md#exit-codes).
+enum class exit_code : int {
+    ok = 0,          ///< success; `diff`: the worlds are identical
+    differences = 1, ///< `diff`: the worlds differ
+    usage = 2,       ///< the command line is wrong
+    incomplete = 3,  ///< `check`: a replay cut short, its readable part verified
+    damaged = 4,     ///< a file cannot be read or is damaged
+};
 
+struct exit_code_row {
+    exit_code code;
+    const char *name;
+    const char *meaning;
+};
+
+/// The one definition of the exit codes: main() returns them and --help prints this table.
+constexpr std::array exit_codes{
+    exit_code_row{exit_code::ok, "ok", "success (diff: the worlds are identical)"},
+    exit_code_row{exit_code::differences, "differences", "diff: the worlds differ"},
+    exit_code_row{exit_code::usage, "usage", "usage error: missing, unknown or malformed arguments"},
+    exit_code_row{exit_code::incomplete, "incomplete",
+                  "check: the replay was cut short (a crashed writer); its readable part verified.\n"
+                  "                  With --allow-incomplete this is 0 (the note is still printed)"},
+    exit_code_row{exit_code::damaged, "damaged",
+                  "a file cannot be read (missing, not a retcon file, a format version this\n"
+                  "                  build does not read) or is damaged (checksum, truncation, structure)"},
+};
+
+std::string exit_code_help() {
+    std::string out = "exit codes:";
+    for (const auto &row : exit_codes) {
+        char line[64];
+        std::snprintf(line, sizeof line, "\n  %d  %-12s ", static_cast<int>(row.code), row.name);
+        out += line;
+        out += row.meaning;
+    }
+    return out;
+}
+
+constexpr int status(exit_code c) noexcept { return static_cast<int>(c); }
+
+/// Every error the tool meets comes from reading a file: it is unreadable or damaged.
 int fail(const retcon::error &e) {
-    std::fprintf(stderr, "retcon: %s: %s\n", retcon::to_string(e.code), e.message.c_str());
-    const bool unreadable = e.code == retcon::errc::io || e.code == retcon::errc::bad_magic;
-    return unreadable ? exit_usage : exit_found;
+    std::fprintf(stderr, "retcon: %s: %s\n", retcon::to_string(e.code), e.message().c_str());
+    return status(exit_code::damaged);
+}
+
+void print_notes(const std::vector<std::string> &notes) {
+    for (const auto &n : notes) std::fprintf(stderr, "retcon: note: %s\n", n.c_str());
 }
 
 struct loaded {
@@ -26,27 +69,37 @@ struct loaded {
     retcon::snapshot image;
 };
 
-/// A snapshot file, or a replay's keyframe at or before @p frame.
-retcon::result<loaded> load_world_image(const std::string &path, std::optional<std::uint64_t> frame, std::string &note) {
+/// Notes on a replay cut short: what is readable of it.
+std::string incomplete_note(const std::string &path, const retcon::replay_reader &r) {
+    return path + ": the replay is incomplete: its readable part covers frames " + std::to_string(r.start_frame()) +
+           ".." + std::to_string(r.end_frame()) + " (" + r.truncation_note() + ")";
+}
+
+/// A snapshot file, or a replay's keyframe at or before @p frame. A replay cut short is read up
+/// to where it ends; @p notes says so.
+retcon::result<loaded> load_world_image(const std::string &path, std::optional<std::uint64_t> frame,
+                                        std::vector<std::string> &notes) {
     auto kind = retcon::detect_file_kind(path);
     if (!kind) return kind.err();
     if (*kind == retcon::file_kind::snapshot) {
         auto f = retcon::read_snapshot_file(path);
         if (!f) return f.err();
-        if (frame && *frame != f->frame) note = "snapshot is of frame " + std::to_string(f->frame);
+        if (frame && *frame != f->frame) notes.push_back("snapshot is of frame " + std::to_string(f->frame));
         return loaded{std::move(f->schema), std::move(f->image)};
     }
     if (*kind == retcon::file_kind::replay) {
         auto r = retcon::replay_reader::open(path);
         if (!r) return r.err();
+        if (!r->complete()) notes.push_back(incomplete_note(path, *r));
         const std::uint64_t want = frame.value_or(r->start_frame());
         std::size_t best = 0;
         for (std::size_t i = 0; i < r->keyframes().size() && r->keyframes()[i].frame <= want; ++i) best = i;
         loaded out{r->schema(), {}};
         if (auto k = r->keyframe_image(best, out.image); !k) return k.err();
         if (r->keyframes()[best].frame != want)
-            note = "nearest keyframe at or before frame " + std::to_string(want) + " is frame " +
-                   std::to_string(r->keyframes()[best].frame) + " (later frames need the game's step function)";
+            notes.push_back("nearest keyframe at or before frame " + std::to_string(want) + " is frame " +
+                            std::to_string(r->keyframes()[best].frame) +
+                            " (later frames need the game's step function)");
         return out;
     }
     return retcon::error{retcon::errc::bad_magic, path + ": not a retcon snapshot (.rcs) or replay (.rcr) file"};
@@ -56,10 +109,12 @@ int cmd_inspect(const std::string &path) {
     auto text = retcon::inspect_file(path);
     if (!text) return fail(text.err());
     std::fputs(text->c_str(), stdout);
-    return exit_ok;
+    return status(exit_code::ok);
 }
 
-int cmd_check(const std::string &path) {
+/// Verifies a whole file. A replay cut short is verified as far as it goes, but is not called
+/// clean: exit_code::incomplete, unless @p allow_incomplete.
+int cmd_check(const std::string &path, bool allow_incomplete) {
     auto kind = retcon::detect_file_kind(path);
     if (!kind) return fail(kind.err());
     if (*kind == retcon::file_kind::snapshot) {
@@ -67,7 +122,7 @@ int cmd_check(const std::string &path) {
         if (!f) return fail(f.err());
         std::printf("%s: ok (snapshot of frame %llu, %u live entities, checksums and structure verified)\n", path.c_str(),
                     static_cast<unsigned long long>(f->frame), f->image.header().alive);
-        return exit_ok;
+        return status(exit_code::ok);
     }
     if (*kind == retcon::file_kind::replay) {
         auto r = retcon::replay_reader::open(path);
@@ -85,46 +140,49 @@ int cmd_check(const std::string &path) {
         std::printf("%s: ok (%llu frames, %zu keyframes, every checksum verified)%s\n", path.c_str(),
                     static_cast<unsigned long long>(r->frame_count()), r->keyframes().size(),
                     r->complete() ? "" : " — file is incomplete; readable part verified");
-        if (!r->complete()) std::printf("  note: %s\n", r->truncation_note().c_str());
-        return exit_ok;
+        if (r->complete()) return status(exit_code::ok);
+        std::printf("  note: %s\n", r->truncation_note().c_str());
+        return status(allow_incomplete ? exit_code::ok : exit_code::incomplete);
     }
     return fail({retcon::errc::bad_magic, path + ": not a retcon snapshot (.rcs) or replay (.rcr) file"});
 }
 
 int cmd_diff(const std::string &a, const std::string &b, bool json, std::size_t max_entities) {
-    std::string note_a, note_b;
-    auto la = load_world_image(a, std::nullopt, note_a);
+    std::vector<std::string> notes;
+    auto la = load_world_image(a, std::nullopt, notes);
     if (!la) return fail(la.err());
-    auto lb = load_world_image(b, std::nullopt, note_b);
+    auto lb = load_world_image(b, std::nullopt, notes);
     if (!lb) return fail(lb.err());
+    print_notes(notes);
     retcon::diff_options opt;
     opt.max_entities = max_entities;
     auto d = retcon::diff(la->image, la->schema, lb->image, lb->schema, opt);
     if (!d) return fail(d.err());
     std::fputs(json ? (d->to_json() + "\n").c_str() : d->to_text().c_str(), stdout);
-    return d->identical() ? exit_ok : exit_found;
+    return status(d->identical() ? exit_code::ok : exit_code::differences);
 }
 
 int cmd_dump(const std::string &path, std::optional<std::uint64_t> frame) {
-    std::string note;
-    auto l = load_world_image(path, frame, note);
+    std::vector<std::string> notes;
+    auto l = load_world_image(path, frame, notes);
     if (!l) return fail(l.err());
-    if (!note.empty()) std::fprintf(stderr, "retcon: note: %s\n", note.c_str());
+    print_notes(notes);
     std::puts(retcon::dump_json(l->image, l->schema).c_str());
-    return exit_ok;
+    return status(exit_code::ok);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files\n"
-                 "exit codes: 0 ok, 1 differences or corruption found, 2 usage error or unreadable file"};
+    CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files"};
+    app.footer(exit_code_help());
     app.require_subcommand(1);
     app.set_version_flag("--version", std::to_string(retcon::version.major) + "." + std::to_string(retcon::version.minor) +
                                           "." + std::to_string(retcon::version.patch));
 
     std::string file, file_b;
     bool json = false;
+    bool allow_incomplete = false;
     std::size_t max_entities = 64;
     std::optional<std::uint64_t> frame;
 
@@ -132,6 +190,8 @@ int main(int argc, char **argv) {
     inspect->add_option("FILE", file, "snapshot or replay file")->required();
     auto *check = app.add_subcommand("check", "verify every checksum and the structure");
     check->add_option("FILE", file, "snapshot or replay file")->required();
+    check->add_flag("--allow-incomplete", allow_incomplete,
+                    "exit 0 (not 3) for a replay cut short whose readable part verifies");
     auto *diff = app.add_subcommand("diff", "which pools, entities and fields differ between two snapshots");
     diff->add_option("A", file, "first snapshot (or replay: its starting keyframe)")->required();
     diff->add_option("B", file_b, "second snapshot")->required();
@@ -151,11 +211,11 @@ int main(int argc, char **argv) {
         return app.exit(e);
     } catch (const CLI::ParseError &e) {
         (void)app.exit(e);
-        return exit_usage;
+        return status(exit_code::usage);
     }
     if (inspect->parsed()) return cmd_inspect(file);
-    if (check->parsed()) return cmd_check(file);
+    if (check->parsed()) return cmd_check(file, allow_incomplete);
     if (diff->parsed()) return cmd_diff(file, file_b, json, max_entities);
     if (dump->parsed()) return cmd_dump(file, frame);
-    return exit_usage;
+    return status(exit_code::usage);
 }
