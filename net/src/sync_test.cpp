@@ -1,18 +1,74 @@
 #include <retcon/net/sync_test.hpp>
 
+#include <retcon/ecs/entity.hpp>
+#include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/image.hpp>
 #include <retcon/snapshot/ring.hpp>
 
 #include "session_common.hpp"
 
 namespace retcon {
 
+namespace {
+
+/// Lines of `sync_test_failure::fields` before the rest is summarised.
+constexpr std::size_t max_field_lines = 32;
+
+std::string entity_text(entity e) {
+    if (e == null_entity) return "null";
+    return std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
+}
+
+/// "pool.field of entity 12v3: a -> b" lines from a diff of (first-run replay, re-simulation).
+std::vector<std::string> field_lines(const snapshot_diff &d) {
+    std::vector<std::string> all;
+    for (const auto &s : d.schema_differences) all.push_back("schema: " + s);
+    for (const auto &e : d.entity_table) all.push_back("entities: " + e);
+    for (const auto &p : d.pools) {
+        if (p.entities.empty() && p.order_differs) all.push_back(p.pool + ": same components in a different order");
+        for (const auto &e : p.entities) {
+            const std::string who = " of entity " + entity_text(e.who);
+            if (e.what == entity_difference::kind::only_in_a) all.push_back(p.pool + who + ": only in the first run");
+            else if (e.what == entity_difference::kind::only_in_b)
+                all.push_back(p.pool + who + ": only in the re-simulation");
+            else
+                for (const auto &f : e.fields)
+                    all.push_back(p.pool + "." + f.field + who + (f.a.empty() ? "" : ": " + f.a + " -> " + f.b));
+        }
+        if (p.entities_total > p.entities.size())
+            all.push_back(p.pool + ": " + std::to_string(p.entities_total - p.entities.size()) + " more entities differ");
+    }
+    if (d.groups_differ) all.push_back("group lengths");
+    for (const auto &r : d.resources) all.push_back("resource " + r);
+    if (all.size() > max_field_lines) {
+        const std::size_t more = all.size() - (max_field_lines - 1u);
+        all.resize(max_field_lines - 1u);
+        all.push_back("... " + std::to_string(more) + " more differences");
+    }
+    return all;
+}
+
+std::string join(const std::vector<std::string> &v, const char *sep) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+    return s;
+}
+
+} // namespace
+
 std::string sync_test_failure::describe() const {
     std::string s = "frame " + std::to_string(frame);
-    if (!system.empty()) s += ", system '" + system + "'";
+    if (!stage.empty()) s += ", stage '" + stage + "'";
     s += ": ";
-    for (std::size_t i = 0; i < sections.size(); ++i) s += (i ? ", " : "") + sections[i];
-    if (sections.empty()) s += "hash differs";
+    if (!fields.empty()) {
+        s += join(fields, "; ");
+        if (!sections.empty()) s += " (sections " + join(sections, ", ") + ")";
+    } else if (!sections.empty()) {
+        s += "sections " + join(sections, ", ");
+    } else {
+        s += "world hash differs";
+    }
     return s;
 }
 
@@ -20,35 +76,37 @@ struct sync_test::impl {
     session_config cfg;
     world &w;
     step_function step;
-    std::function<void(world &, const frame_inputs &)> apply;
-    const schedule *systems = nullptr;
-    std::uint32_t distance;
-    std::size_t players, isz, rec;
+    frame_t distance;
+    std::size_t players, isz, rec, stages;
     snapshot_ring ring;
     internal::frame_ring inputs;
     std::size_t cap;
-    // First-run hashes: per frame, one world_hashes per system (or one for an opaque step).
+    // First-run hashes: per frame (slot f % cap), one world_hashes per stage.
     std::vector<world_hashes> first;
-    std::size_t per_frame;
     world_hashes scratch;
-    std::uint32_t current = 0;
+    frame_t current = 0;
     std::uint64_t resim = 0;
     bool resimulating = false;
     std::optional<sync_test_failure> fail;
+    std::optional<snapshot> resimulated_world; // at the failing stage (failure path only)
 
-    impl(session_config c, world &wr, std::uint32_t n)
-        : cfg{std::move(c)}, w{wr}, distance{n == 0 ? 1 : n}, players{cfg.max_players}, isz{cfg.input_size},
-          rec{players * (1u + isz)}, ring{std::size_t{distance} + 1u}, cap{std::size_t{distance} + 2u}, per_frame{1} {
+    impl(session_config c, world &wr, step_function s, frame_t n)
+        : cfg{std::move(c)}, w{wr}, step{std::move(s)}, distance{n == 0 ? frame_t{1} : n}, players{cfg.max_players},
+          isz{cfg.input_size}, rec{frame_inputs::record_size(players, isz)}, stages{step.stages()},
+          ring{std::size_t{distance} + 1u}, cap{std::size_t{distance} + 2u} {
+        internal::check_config(cfg);
+        if (!step) internal::misuse("sync_test: the step_function is empty (default-constructed)");
         inputs.reset(cap, rec);
+        first.resize(cap * stages);
     }
 
-    world_hashes &slot(std::uint32_t f, std::size_t s) { return first[(f % cap) * per_frame + s]; }
+    world_hashes &slot(frame_t f, std::size_t s) { return first[(f % cap) * stages + s]; }
 
-    /// Runs frame f; on the first run records hashes, on a re-run compares them.
-    void run(std::uint32_t f, bool record) {
-        const std::byte *r = inputs.get(f);
-        const frame_inputs fi{f, players, isz, r};
-        auto check = [&](std::size_t s, std::string_view name) {
+    /// Runs frame f; on the first run records every stage's hashes, on a re-run compares them
+    /// and, at the first mismatch, records the failure and saves the re-simulated world.
+    void run(frame_t f, bool record) {
+        const frame_inputs fi{f, players, isz, inputs.get(f)};
+        step.run(w, fi, [&](std::size_t s, std::string_view name) {
             if (fail) return;
             if (record) {
                 section_hashes(w, slot(f, s));
@@ -59,67 +117,94 @@ struct sync_test::impl {
             if (scratch.world == want.world) return;
             sync_test_failure x;
             x.frame = f;
-            x.system = std::string(name);
+            x.stage_index = s;
+            x.stage = std::string(name);
             x.sections = scratch.diverging(want, w.get_schema());
             x.expected = want.world;
             x.actual = scratch.world;
             fail = std::move(x);
-        };
-        if (systems) {
-            apply(w, fi);
-            systems->run(w, [&](std::size_t i, std::string_view name) { check(i, name); });
-        } else {
-            step(w, fi);
-            check(0, {});
-        }
+            resimulated_world = save(w, f);
+        });
     }
 
-    bool tick(std::span<const std::byte> in) {
-        if (fail) return false;
-        std::byte *r = inputs.put(current);
-        for (std::size_t p = 0; p < players; ++p) r[p] = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
-        const std::size_t n = std::min(in.size(), players * isz);
-        std::memcpy(r + players, in.data(), n);
-        std::memset(r + players + n, 0, players * isz - n);
+    /// Failure path: replays frame f's stages [0, k] as a first run and names the entities and
+    /// fields that differ from the re-simulation (docs/net.md, "Sync test").
+    void forensics() {
+        sync_test_failure &x = *fail;
+        if (auto r = ring.restore(w, x.frame); !r) {
+            x.fields.push_back("not replayed: " + r.message());
+            return;
+        }
+        const frame_inputs fi{x.frame, players, isz, inputs.get(x.frame)};
+        resimulating = false;
+        step.run_stages(w, fi, x.stage_index + 1u);
+        const snapshot replay = save(w, x.frame);
+        auto d = diff(replay, w.get_schema(), *resimulated_world, w.get_schema());
+        if (!d) x.fields.push_back("not compared: " + d.message());
+        else x.fields = field_lines(*d);
+        resimulated_world.reset();
+    }
+
+    bool advance() {
+        if (current == no_frame) internal::misuse("sync_test::tick: frame %u is the last a match can simulate", max_frame);
         ring.save(w, current);
         run(current, true);
         ++current;
         if (current < distance) return true;
-        const std::uint32_t from = current - distance;
+        const frame_t from = current - distance;
         if (auto res = ring.restore(w, from); !res) {
-            fail = sync_test_failure{from, {}, {"cannot restore: " + res.message()}, 0, 0};
+            fail = sync_test_failure{from, 0, {}, {}, {"not restored from the snapshot ring: " + res.message()}, 0, 0};
             return false;
         }
         resimulating = true;
-        for (std::uint32_t f = from; f < current && !fail; ++f) {
+        for (frame_t f = from; f < current && !fail; ++f) {
             if (f != from) ring.save(w, f);
             run(f, false);
             ++resim;
         }
         resimulating = false;
+        if (fail) forensics();
         return !fail;
     }
 };
 
-sync_test::sync_test(session_config config, world &w, step_function step, std::uint32_t distance)
-    : impl_{std::make_unique<impl>(std::move(config), w, distance)} {
-    impl_->step = std::move(step);
-    impl_->first.resize(impl_->cap);
-}
-
-sync_test::sync_test(session_config config, world &w, std::function<void(world &, const frame_inputs &)> apply_inputs,
-                     const schedule &systems, std::uint32_t distance)
-    : impl_{std::make_unique<impl>(std::move(config), w, distance)} {
-    impl_->apply = std::move(apply_inputs);
-    impl_->systems = &systems;
-    impl_->per_frame = std::max<std::size_t>(systems.size(), 1u);
-    impl_->first.resize(impl_->cap * impl_->per_frame);
-}
+sync_test::sync_test(session_config config, world &w, step_function step, frame_t distance)
+    : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), distance)} {}
 
 sync_test::~sync_test() = default;
-bool sync_test::tick(std::span<const std::byte> inputs) { return impl_->tick(inputs); }
+
+bool sync_test::tick(const frame_inputs_buffer &in) {
+    impl &m = *impl_;
+    if (in.players() != m.players || in.input_size() != m.isz)
+        internal::misuse("sync_test::tick: inputs for %zu players of %zu bytes, the config has %zu players of %zu bytes",
+                         in.players(), in.input_size(), m.players, m.isz);
+    const frame_inputs view = in.view(m.current);
+    const auto record = view.record();
+    for (std::size_t p = 0; p < m.players; ++p)
+        if ((static_cast<std::uint8_t>(record[p]) & ~slot_flags_mask) != 0)
+            internal::misuse("sync_test::tick: slot %zu has flag bits 0x%02x beyond present and replaced", p,
+                             static_cast<unsigned>(record[p]));
+    if (m.fail) return false;
+    std::memcpy(m.inputs.put(m.current), record.data(), m.rec);
+    return m.advance();
+}
+
+bool sync_test::tick_all_present(const std::byte *in, std::size_t count, std::size_t input_size) {
+    impl &m = *impl_;
+    if (input_size != m.isz)
+        internal::misuse("sync_test::tick: sizeof(Input) is %zu but the config's input size is %zu bytes", input_size,
+                         m.isz);
+    if (count != m.players)
+        internal::misuse("sync_test::tick: %zu inputs given, the config has %zu players", count, m.players);
+    if (m.fail) return false;
+    std::byte *r = m.inputs.put(m.current);
+    for (std::size_t p = 0; p < m.players; ++p) r[p] = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+    std::memcpy(r + m.players, in, m.players * m.isz);
+    return m.advance();
+}
+
 const std::optional<sync_test_failure> &sync_test::failure() const noexcept { return impl_->fail; }
-std::uint32_t sync_test::frame() const noexcept { return impl_->current; }
+frame_t sync_test::frame() const noexcept { return impl_->current; }
 std::uint64_t sync_test::resimulated() const noexcept { return impl_->resim; }
 bool sync_test::is_resimulating() const noexcept { return impl_->resimulating; }
 
