@@ -4,7 +4,9 @@
 #include <retcon/ecs.hpp>
 #include <retcon/ecs/command_buffer.hpp>
 #include <retcon/ecs/entity.hpp>
+#include <retcon/ecs/error.hpp>
 #include <retcon/ecs/fixed_string.hpp>
+#include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/fwd.hpp>
 #include <retcon/ecs/group.hpp>
 #include <retcon/ecs/inline_vector.hpp>
@@ -13,6 +15,7 @@
 #include <retcon/ecs/schedule.hpp>
 #include <retcon/ecs/schema.hpp>
 #include <retcon/ecs/sparse_set.hpp>
+#include <retcon/ecs/step.hpp>
 #include <retcon/ecs/type_info.hpp>
 #include <retcon/ecs/view.hpp>
 #include <retcon/ecs/world.hpp>

@@ -100,3 +100,17 @@ TEST_CASE("misuse: reading a resource that is not set", "[resource][misuse]") {
     REQUIRE_MISUSE((void)w.resource<game_clock>(), "not set");
     CHECK(capture(w) == before);
 }
+
+TEST_CASE("try_resource on a const world returns a pointer to const", "[resource]") {
+    world w{standard_schema()};
+    const world &cw = w;
+    STATIC_REQUIRE(std::is_same_v<decltype(cw.try_resource<game_clock>()), const game_clock *>);
+    STATIC_REQUIRE(std::is_same_v<decltype(w.try_resource<game_clock>()), game_clock *>);
+    CHECK(cw.try_resource<game_clock>() == nullptr);
+    const game_clock &c = w.set_resource<game_clock>(4u, 60u);
+    CHECK(cw.try_resource<game_clock>() == &c);
+    CHECK(cw.try_resource<game_clock>()->frame == 4u);
+    CHECK(cw.try_resource<rng_state>() == nullptr);
+    w.remove_resource<game_clock>();
+    CHECK(cw.try_resource<game_clock>() == nullptr);
+}

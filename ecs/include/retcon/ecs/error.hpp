@@ -9,7 +9,7 @@
 namespace retcon {
 
 /// @brief What went wrong with a file, an image, a packet or an API call that reports instead
-/// of aborting. One enum for every layer (docs/errors.md).
+/// of aborting. One enum for every layer (docs/frames.md#errors).
 enum class errc : std::uint8_t {
     ok = 0,
     io,              ///< the operating system refused (open, read, write, rename)

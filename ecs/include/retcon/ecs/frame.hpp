@@ -117,7 +117,7 @@ public:
 
 private:
     void check_slot(std::size_t slot) const {
-        if (slot >= players_) internal::misuse("frame_inputs: slot %zu is outside 0..%zu", slot, players_ - 1u);
+        if (slot >= players_) internal::misuse("frame_inputs: slot %zu is out of range (%zu slots)", slot, players_);
     }
 
     frame_t frame_;
@@ -139,10 +139,13 @@ private:
  */
 class frame_inputs_buffer {
 public:
+    /// @brief A record for @p players slots of @p input_size bytes each, every slot absent and zero.
     frame_inputs_buffer(std::size_t players, std::size_t input_size)
         : players_{players}, input_size_{input_size}, bytes_(frame_inputs::record_size(players, input_size)) {}
 
+    /// @brief Number of player slots.
     [[nodiscard]] std::size_t players() const noexcept { return players_; }
+    /// @brief Bytes of one player's input.
     [[nodiscard]] std::size_t input_size() const noexcept { return input_size_; }
 
     /// @brief Sets @p slot's input (sizeof(T) must equal the input size) and flags.
@@ -154,12 +157,16 @@ public:
                              input_size_);
         set_bytes(slot, {reinterpret_cast<const std::byte *>(&input), sizeof(T)}, flags);
     }
-    /// @brief Sets @p slot's raw input (exactly input_size bytes) and flags.
+    /// @brief Sets @p slot's raw input (exactly input_size bytes) and flags (only the bits of
+    /// slot_flags_mask; others are misuse).
     void set_bytes(std::size_t slot, std::span<const std::byte> input, slot_flags flags = slot_flags::present) {
         check_slot(slot);
         if (input.size() != input_size_)
             internal::misuse("frame_inputs_buffer::set_bytes: %zu bytes given, the input size is %zu", input.size(),
                              input_size_);
+        if ((static_cast<std::uint8_t>(flags) & ~slot_flags_mask) != 0)
+            internal::misuse("frame_inputs_buffer::set_bytes: flags 0x%x carry bits outside slot_flags",
+                             static_cast<unsigned>(flags));
         bytes_[slot] = static_cast<std::byte>(flags);
         std::memcpy(bytes_.data() + players_ + slot * input_size_, input.data(), input_size_);
     }
@@ -175,10 +182,13 @@ public:
     }
     /// @brief The record bytes.
     [[nodiscard]] std::span<std::byte> record() noexcept { return bytes_; }
+    /// @copydoc record
+    [[nodiscard]] std::span<const std::byte> record() const noexcept { return bytes_; }
 
 private:
     void check_slot(std::size_t slot) const {
-        if (slot >= players_) internal::misuse("frame_inputs_buffer: slot %zu is outside 0..%zu", slot, players_ - 1u);
+        if (slot >= players_)
+            internal::misuse("frame_inputs_buffer: slot %zu is out of range (%zu slots)", slot, players_);
     }
 
     std::size_t players_;

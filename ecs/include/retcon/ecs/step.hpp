@@ -22,7 +22,8 @@ namespace retcon {
  * replay re-simulation (docs/frames.md). It is either
  * - *opaque*: any callable `void(world&, const frame_inputs&)`, or
  * - *structured*: an apply-inputs callable followed by a `schedule` of named systems. The step
- *   owns a copy of the schedule (copies of the step share it), so a temporary schedule is fine.
+ *   owns a copy of the schedule (copies of the step share it, including any state a system
+ *   keeps in its captures), so a temporary schedule is fine.
  *   The sync test hashes the world after every stage — after the inputs are applied, then after
  *   each system — and names the first stage that is not deterministic.
  *
@@ -47,8 +48,11 @@ public:
 
     /// @brief A structured step: @p apply_inputs (stores the frame's inputs in the world, e.g. in a
     /// resource), then @p systems in order.
+    /// An empty @p apply_inputs is misuse.
     step_function(function_type apply_inputs, schedule systems)
-        : apply_{std::move(apply_inputs)}, systems_{std::make_shared<const schedule>(std::move(systems))} {}
+        : apply_{std::move(apply_inputs)}, systems_{std::make_shared<const schedule>(std::move(systems))} {
+        if (!apply_) internal::misuse("step_function: a structured step needs an apply-inputs function");
+    }
 
     /// @brief True unless default-constructed.
     explicit operator bool() const noexcept { return static_cast<bool>(apply_); }
@@ -66,7 +70,9 @@ public:
     /// @brief Stages a structured step runs: apply-inputs plus one per system (1 if opaque).
     [[nodiscard]] std::size_t stages() const noexcept { return 1u + (systems_ ? systems_->size() : 0u); }
     /// @brief Name of stage @p i: "apply inputs", then the systems' names ("step" if opaque).
-    [[nodiscard]] std::string_view stage_name(std::size_t i) const noexcept {
+    /// @p i past stages() is misuse.
+    [[nodiscard]] std::string_view stage_name(std::size_t i) const {
+        if (i >= stages()) internal::misuse("step_function::stage_name: stage %zu of %zu", i, stages());
         if (!systems_) return "step";
         return i == 0 ? std::string_view{"apply inputs"} : systems_->name(i - 1u);
     }

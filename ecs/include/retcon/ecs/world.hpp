@@ -382,10 +382,15 @@ public:
         const auto id = resource_id<R>();
         return resource_flags()[id] == std::byte{0} ? nullptr : std::launder(reinterpret_cast<R *>(resource_slot(id)));
     }
+    /// @copydoc try_resource
+    template<class R>
+    [[nodiscard]] const R *try_resource() const {
+        return const_cast<world *>(this)->try_resource<R>();
+    }
     /// @brief True if resource R is set.
     template<class R>
     [[nodiscard]] bool has_resource() const {
-        return const_cast<world *>(this)->try_resource<R>() != nullptr;
+        return try_resource<R>() != nullptr;
     }
     /// @brief Unsets resource R (its bytes return to zero); returns whether it was set.
     template<class R>
