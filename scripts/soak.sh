@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Soak: demo_server + 4 bot clients over real ENet on loopback, every client's traffic through
-# udp_relay (seeded impairments: 40 ms one-way ± 10 ms jitter — about 80 ms RTT ± 20 ms —, 5%
+# retcon-relay (seeded impairments: 40 ms one-way ± 10 ms jitter — about 80 ms RTT ± 20 ms —, 5%
 # loss, 1% duplication, 2% reordering, each direction). Reports desyncs (must be 0),
 # rollbacks, bandwidth, and the processes' resident memory at start and end (must stay flat).
 #   scripts/soak.sh [SECONDS=120]        (RETCON_SOAK_BUILD=build/release by default)
@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 build="${RETCON_SOAK_BUILD:-build/release}"
-if [ ! -x "$build/demo_server/demo_server" ] || [ ! -x "$build/tools/udp_relay" ]; then
+if [ ! -x "$build/demo_server/demo_server" ] || [ ! -x "$build/tools/retcon-relay" ]; then
   scripts/setup.sh
   cmake --preset release >/dev/null
-  cmake --build --preset release --target demo_server demo_client udp_relay retcon_cli
+  cmake --build --preset release --target demo_server demo_client retcon_relay retcon_cli
   build=build/release
 fi
 run="$build/soak-run"
@@ -23,7 +23,7 @@ rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; 
 "$build/demo_server/demo_server" --port "$port" --players 4 --duration "$seconds" --record "$run/match.rcr" \
   >"$run/server.log" 2>&1 &
 server=$!
-"$build/tools/udp_relay" --listen "$relay_port" --server "127.0.0.1:$port" --delay 40 --jitter 10 --loss 0.05 \
+"$build/tools/retcon-relay" --listen "$relay_port" --server "127.0.0.1:$port" --delay 40 --jitter 10 --loss 0.05 \
   --duplicate 0.01 --reorder 0.02 --seed 7 --duration $((seconds + 10)) >"$run/relay.log" 2>&1 &
 relay=$!
 sleep 0.5
@@ -48,7 +48,7 @@ wait "$relay" 2>/dev/null || true
 
 sum() { awk -v pat="$1" '$0 ~ pat { s += $NF } END { print s + 0 }' "$run"/bot*.log; }
 desyncs=$(sum '^desyncs:')
-echo "== soak: ${seconds} s, 4 bots through udp_relay (80 ms RTT ± 20 ms, 5% loss, 1% dup, 2% reorder) =="
+echo "== soak: ${seconds} s, 4 bots through retcon-relay (80 ms RTT ± 20 ms, 5% loss, 1% dup, 2% reorder) =="
 grep -h "match over" "$run/server.log" || status=1
 echo "desyncs: $desyncs"
 echo "rollbacks: $(sum '^  rollbacks:'), frames re-simulated: $(sum '^  frames re-simulated:'), stalls: $(sum '^  stalls:')"

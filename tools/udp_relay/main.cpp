@@ -1,7 +1,8 @@
-// udp_relay: a seeded userspace network impairment proxy (no root, no netem). Clients send to
-// the relay's port; each client gets its own upstream socket toward the server, so the server
-// sees distinct peers. Each direction adds delay ± jitter, loss, duplication and reordering.
-//   udp_relay --listen 7778 --server 127.0.0.1:7777 --delay 40 --jitter 10 --loss 0.05 --seed 1
+// retcon-relay (target retcon_relay, installed beside `retcon`; docs/cli.md#retcon-relay): a
+// seeded userspace network impairment proxy (no root, no netem). Clients send to the relay's
+// port; each client gets its own upstream socket toward the server, so the server sees
+// distinct peers. Each direction adds delay ± jitter, loss, duplication and reordering.
+//   retcon-relay --listen 7778 --server 127.0.0.1:7777 --delay 40 --jitter 10 --loss 0.05 --seed 1
 // (round-trip delay is twice --delay). Prints packet counts every --report seconds.
 #include <CLI/CLI.hpp>
 
@@ -72,7 +73,7 @@ int main(int argc, char **argv) {
     double delay = 0, jitter = 0, loss = 0, duplicate = 0, reorder = 0;
     std::uint64_t seed = 1;
     double duration = 0, report = 0;
-    CLI::App app{"udp_relay: seeded UDP impairment proxy (delay, jitter, loss, duplication, reordering)"};
+    CLI::App app{"retcon-relay: seeded UDP impairment proxy (delay, jitter, loss, duplication, reordering)"};
     app.add_option("--listen", listen_port, "local port clients connect to")->capture_default_str();
     app.add_option("--server", server, "server HOST:PORT (IPv4)")->capture_default_str();
     app.add_option("--delay", delay, "one-way delay in ms, each direction");
@@ -83,20 +84,27 @@ int main(int argc, char **argv) {
     app.add_option("--seed", seed, "random seed")->capture_default_str();
     app.add_option("--duration", duration, "exit after this many seconds (0: until SIGINT/SIGTERM)");
     app.add_option("--report", report, "print counters every N seconds (0: only at exit)");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::Success &e) { // --help
+        return app.exit(e);
+    } catch (const CLI::ParseError &e) {
+        (void)app.exit(e);
+        return 2; // usage error, as for `retcon` (docs/cli.md#exit-codes)
+    }
     up = down = impairment{delay, jitter, loss, duplicate, reorder};
 
     const auto colon = server.rfind(':');
     sockaddr_in server_addr{};
     server_addr.sin_family = AF_INET;
     if (colon == std::string::npos || ::inet_pton(AF_INET, server.substr(0, colon).c_str(), &server_addr.sin_addr) != 1) {
-        std::fprintf(stderr, "udp_relay: --server wants IPv4:PORT, got '%s'\n", server.c_str());
+        std::fprintf(stderr, "retcon-relay: --server wants IPv4:PORT, got '%s'\n", server.c_str());
         return 2;
     }
     server_addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(server.substr(colon + 1))));
     const int listen_fd = udp_socket(listen_port);
     if (listen_fd < 0) {
-        std::fprintf(stderr, "udp_relay: cannot bind 127.0.0.1:%u: %s\n", listen_port, std::strerror(errno));
+        std::fprintf(stderr, "retcon-relay: cannot bind 127.0.0.1:%u: %s\n", listen_port, std::strerror(errno));
         return 2;
     }
     std::signal(SIGINT, on_signal);
@@ -137,7 +145,7 @@ int main(int argc, char **argv) {
         }
         if (report > 0 && static_cast<double>(now - last_report) >= report * 1e6) {
             last_report = now;
-            std::printf("udp_relay: %zu clients, %llu forwarded, %llu dropped, %llu duplicated\n", clients.size(),
+            std::printf("retcon-relay: %zu clients, %llu forwarded, %llu dropped, %llu duplicated\n", clients.size(),
                         static_cast<unsigned long long>(forwarded), static_cast<unsigned long long>(dropped),
                         static_cast<unsigned long long>(duplicated));
             std::fflush(stdout);
@@ -172,7 +180,7 @@ int main(int argc, char **argv) {
             ++i;
         }
     }
-    std::printf("udp_relay: done: %zu clients, %llu forwarded, %llu dropped, %llu duplicated\n", clients.size(),
+    std::printf("retcon-relay: done: %zu clients, %llu forwarded, %llu dropped, %llu duplicated\n", clients.size(),
                 static_cast<unsigned long long>(forwarded), static_cast<unsigned long long>(dropped),
                 static_cast<unsigned long long>(duplicated));
     return 0;
