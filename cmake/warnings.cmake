@@ -1,5 +1,6 @@
 # retcon_target_warnings(<target>): the project's warning set, per target (never global).
-# Everything retcon builds that simulates uses -ffp-contract=off (docs/determinism.md).
+# Everything retcon builds uses -ffp-contract=off (docs/determinism.md#compiler-flags); its
+# consumers get the flag from retcon::ecs (retcon::determinism_flags, ecs/CMakeLists.txt).
 function(retcon_target_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE

@@ -1,20 +1,68 @@
-# Installs the build tree into a scratch prefix and builds + runs examples/consumer against it.
+# Installs the build tree into a scratch prefix and builds + runs examples/consumer against it,
+# then checks that the determinism flags travel with the targets (docs/determinism.md#compiler-flags):
+# the consumer's C++ and C compile commands carry -ffp-contract=off, and neither opt-out
+# (the RETCON_NO_DETERMINISM_FLAGS variable, the target property) leaves it there.
+cmake_minimum_required(VERSION 3.21) # policies for this script (IN_LIST, string(JSON))
 file(REMOVE_RECURSE "${SCRATCH}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${SCRATCH}/prefix"
   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed: ${err}")
 endif()
-if(NOT EXISTS "${SCRATCH}/prefix/lib/cmake/retcon/retconConfig.cmake")
-  message(FATAL_ERROR "retconConfig.cmake was not installed")
+foreach(installed lib/cmake/retcon/retconConfig.cmake bin/retcon bin/retcon-relay)
+  if(NOT EXISTS "${SCRATCH}/prefix/${installed}")
+    message(FATAL_ERROR "${installed} was not installed")
+  endif()
+endforeach()
+
+# configure_consumer(<build dir> <extra cmake arguments>...)
+function(configure_consumer dir)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${dir}"
+      -G "${GENERATOR}" -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release
+      -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+      "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}" ${ARGN}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "consumer configure (${ARGN}) failed: ${out}\n${err}")
+  endif()
+endfunction()
+
+# expect_flag(<build dir> YES|NO <what>): every compile command of the consumer (hello_world.cpp,
+# fma_candidate.c) has / has not -ffp-contract=off.
+function(expect_flag dir want what)
+  file(READ "${dir}/compile_commands.json" json)
+  string(JSON count LENGTH "${json}")
+  set(seen "")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON file GET "${json}" ${i} file)
+    string(JSON command GET "${json}" ${i} command)
+    get_filename_component(name "${file}" NAME)
+    list(APPEND seen ${name})
+    if(command MATCHES "(^| )-ffp-contract=off( |$)")
+      set(has YES)
+    else()
+      set(has NO)
+    endif()
+    if(NOT has STREQUAL want)
+      message(FATAL_ERROR "${what}: -ffp-contract=off present: ${has}, expected ${want}, in\n${command}")
+    endif()
+  endforeach()
+  foreach(name hello_world.cpp fma_candidate.c)
+    if(NOT name IN_LIST seen)
+      message(FATAL_ERROR "${what}: no compile command for ${name} (saw ${seen})")
+    endif()
+  endforeach()
+  message(STATUS "${what}: -ffp-contract=off ${want} for ${seen}")
+endfunction()
+
+if(CXX_FLAGS MATCHES "ffp-contract")
+  message(FATAL_ERROR "CMAKE_CXX_FLAGS (${CXX_FLAGS}) sets -ffp-contract itself: the flag checks would prove nothing")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${SCRATCH}/build"
-    -G "${GENERATOR}" -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release
-    "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "consumer configure failed: ${out}\n${err}")
-endif()
+
+# 1. As a game uses it: the flag arrives with the targets; build and run.
+configure_consumer("${SCRATCH}/build")
+expect_flag("${SCRATCH}/build" YES "default consumer")
 execute_process(COMMAND ${CMAKE_COMMAND} --build "${SCRATCH}/build" -j2
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -24,4 +72,13 @@ execute_process(COMMAND "${SCRATCH}/build/consumer" RESULT_VARIABLE rc OUTPUT_VA
 if(NOT rc EQUAL 0 OR NOT out MATCHES "frames: 10")
   message(FATAL_ERROR "consumer ran wrong (${rc}): ${out}")
 endif()
+
+# 2. The project-wide opt-out, read by retconConfig.cmake at find_package(retcon).
+configure_consumer("${SCRATCH}/build-no-flags" -DRETCON_NO_DETERMINISM_FLAGS=ON)
+expect_flag("${SCRATCH}/build-no-flags" NO "RETCON_NO_DETERMINISM_FLAGS=ON")
+
+# 3. The per-target opt-out: the consuming target's RETCON_NO_DETERMINISM_FLAGS property.
+configure_consumer("${SCRATCH}/build-target-opt-out" -DCONSUMER_OPT_OUT_TARGET=ON)
+expect_flag("${SCRATCH}/build-target-opt-out" NO "target property RETCON_NO_DETERMINISM_FLAGS")
+
 message(STATUS "installed package consumer ok:\n${out}")
