@@ -204,7 +204,7 @@ private:
  * (edge-triggered actions such as fire), which become 0.
  *
  * @code
- * config.prediction = retcon::prediction_rule::repeat_last().no_repeat<Input>("fire");
+ * config.prediction.no_repeat<Input>("fire");   // or: prediction_rule::repeat_last().no_repeat<Input>("fire")
  * @endcode
  */
 class prediction_rule {
@@ -215,18 +215,18 @@ public:
     /// @brief Also clear the bytes of field @p field of Input (a name from its
     /// RETCON_COMPONENT declaration); an unknown name is misuse.
     template<class Input>
-    [[nodiscard]] prediction_rule no_repeat(std::string_view field) && {
+    prediction_rule &no_repeat(std::string_view field) {
         for (const field_info &f : type_info_of<Input>().fields)
-            if (f.name == field) return std::move(*this).no_repeat_bytes(f.offset, f.size);
+            if (f.name == field) return no_repeat_bytes(f.offset, f.size);
         internal::misuse("prediction_rule::no_repeat: %.*s has no field '%.*s'",
                          static_cast<int>(type_info_of<Input>().name.size()), type_info_of<Input>().name.data(),
                          static_cast<int>(field.size()), field.data());
     }
     /// @brief Also clear @p count bytes at @p offset.
-    [[nodiscard]] prediction_rule no_repeat_bytes(std::size_t offset, std::size_t count) && {
+    prediction_rule &no_repeat_bytes(std::size_t offset, std::size_t count) {
         if (mask_.size() < offset + count) mask_.resize(offset + count, 0);
         for (std::size_t i = 0; i < count; ++i) mask_[offset + i] = 1;
-        return std::move(*this);
+        return *this;
     }
     /// @brief Per input byte, non-zero where the byte is not repeated.
     [[nodiscard]] std::span<const std::uint8_t> mask() const noexcept { return mask_; }
