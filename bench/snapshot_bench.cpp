@@ -25,6 +25,7 @@
 #    include <immintrin.h>
 #endif
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -350,13 +351,13 @@ void replay_keyframes(benchmark::State &state) {
             return;
         }
         rng r{11};
-        const std::byte input[4]{};
-        const std::uint8_t flags[1]{1};
+        retcon::frame_inputs_buffer input{1, 4};
+        input.set_bytes(0, std::array<std::byte, 4>{});
         for (std::uint32_t f = 0; f < frames; ++f) {
             move_system(w);
             churn(w, r, n * churn_permille / 1000u, moving_percent);
             const auto h = retcon::hash(w);
-            if (!delta->add_frame(input, flags, w, h) || !full->add_frame(input, flags, w, h)) {
+            if (!delta->add_frame(input.view(f), w, h) || !full->add_frame(input.view(f), w, h)) {
                 state.SkipWithError("add_frame failed");
                 return;
             }

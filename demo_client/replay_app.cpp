@@ -31,7 +31,7 @@ int check_log(const replay_reader &r, const std::string &path) {
     while (in >> frame >> h) {
         if (frame < r.start_frame() || frame >= r.end_frame()) continue;
         ++compared;
-        if (r.hash(frame) != h) {
+        if (r.hash(static_cast<frame_t>(frame)) != h) {
             if (bad++ == 0) std::printf("  first mismatch at frame %llu\n", static_cast<unsigned long long>(frame));
         }
     }
@@ -56,13 +56,8 @@ int run_replay(const client_settings &s) {
         return 2;
     }
     game g;
-    const auto players = r.settings().players;
-    const auto isz = r.settings().input_size;
-    auto step = [&](world &ww, std::uint64_t f, std::span<const std::byte> inputs, std::span<const std::uint8_t> flags) {
-        const frame_inputs in{static_cast<std::uint32_t>(f), players, isz, reinterpret_cast<const std::byte *>(flags.data()),
-                              inputs.data()};
-        g.step(ww, in);
-    };
+    // The game's own step, exactly as the server and clients run it.
+    const step_function step = [&g](world &ww, const frame_inputs &in) { g.step(ww, in); };
     if (s.headless) {
         auto rep = verify(r, w, step);
         if (!rep) {
@@ -91,7 +86,7 @@ int run_replay(const client_settings &s) {
         return 2;
     }
     if (auto k = r.restore_keyframe(w, r.start_frame()); !k) return 2;
-    std::uint64_t frame = r.start_frame();
+    frame_t frame = r.start_frame();
     std::uint64_t mismatches = 0, verified = 0;
     double speed = s.speed;
     bool paused = false;
@@ -99,13 +94,13 @@ int run_replay(const client_settings &s) {
     const double period = 1000.0 / r.settings().tick_hz;
     auto advance = [&] {
         if (frame >= r.end_frame()) return;
-        step(w, frame, r.inputs(frame), r.flags(frame));
+        step(w, r.inputs(frame));
         ++verified;
         if (hash(w) != r.hash(frame)) ++mismatches;
         ++frame;
     };
     auto seek = [&](std::int64_t delta) {
-        const auto target = static_cast<std::uint64_t>(std::clamp<std::int64_t>(static_cast<std::int64_t>(frame) + delta,
+        const auto target = static_cast<frame_t>(std::clamp<std::int64_t>(static_cast<std::int64_t>(frame) + delta,
                                                                                  static_cast<std::int64_t>(r.start_frame()),
                                                                                  static_cast<std::int64_t>(r.end_frame())));
         auto k = r.restore_keyframe(w, target);

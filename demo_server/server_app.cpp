@@ -7,8 +7,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
-#include <optional>
 #include <thread>
 
 namespace retcon::demo {
@@ -43,30 +43,10 @@ int run_server(const server_settings &s) {
     }
     server_options so;
     so.forensics_dir = s.forensics_dir;
+    so.record_path = s.record; // empty: not recorded
+    so.record_settings.metadata = {
+        {"game", "retcon demo arena"}, {"seed", std::to_string(s.seed)}, {"players", std::to_string(s.players)}};
     server_session server{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, so};
-
-    std::optional<replay_writer> recorder;
-    if (!s.record.empty()) {
-        replay_settings rs;
-        rs.players = s.players;
-        rs.input_size = config.input_size;
-        rs.tick_hz = s.tick_hz;
-        rs.metadata = {{"game", "retcon demo arena"}, {"seed", std::to_string(s.seed)}, {"players", std::to_string(s.players)}};
-        auto writer = replay_writer::create(s.record, w, 0, rs);
-        if (!writer) {
-            std::fprintf(stderr, "demo_server: cannot record: %s\n", writer.message().c_str());
-            return 2;
-        }
-        recorder.emplace(std::move(*writer));
-        server.on_confirmed([&recorder, players = s.players](const frame_inputs &in, const world &after, std::uint64_t h) {
-            std::uint8_t flags[max_players]{};
-            for (std::size_t p = 0; p < players; ++p)
-                flags[p] = static_cast<std::uint8_t>((in.present(p) ? 1u : 0u) | (in.replaced(p) ? 2u : 0u));
-            const auto inputs = std::span<const std::byte>(in.input(0).data(), std::size_t{players} * in.input(0).size());
-            if (auto r = recorder->add_frame(inputs, {flags, players}, after, h); !r)
-                std::fprintf(stderr, "demo_server: replay: %s\n", r.message().c_str());
-        });
-    }
 
     std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s\n", s.port, s.players, s.tick_hz,
                 s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "");
@@ -74,25 +54,21 @@ int run_server(const server_settings &s) {
     const std::uint64_t start = now_ms();
     std::uint64_t last_report = start;
     std::uint64_t desyncs = 0, joins = 0;
-    bool ending = false;
-    std::uint64_t end_at = 0;
+    bool recorded = !s.record.empty();
     for (;;) {
         const std::uint64_t now = now_ms();
         server.poll(now);
-        while (!ending && server.should_tick(now)) server.tick();
+        while (server.should_tick(now)) server.tick();
         for (session_event ev; server.next_event(ev);) {
             if (ev.kind == session_event_kind::desync_detected) ++desyncs;
             if (ev.kind == session_event_kind::player_joined) ++joins;
+            if (ev.kind == session_event_kind::recording_failed) recorded = false;
             std::printf("[frame %u] %s slot %d %s\n", ev.frame, to_string(ev.kind), ev.slot, ev.text.c_str());
             std::fflush(stdout);
         }
         const bool time_up = s.duration_s > 0 && static_cast<double>(now - start) >= s.duration_s * 1000.0;
-        if (!ending && (time_up || stop_requested)) {
-            ending = true;
-            end_at = now + 300; // let the goodbye reach the clients
-            server.end_match();
-        }
-        if (ending && now >= end_at) break;
+        if (time_up || stop_requested) server.end_match(); // starts the ending; a no-op after
+        if (server.finished()) break; // every client acknowledged the goodbye, or the timeout passed
         if (!s.quiet && now - last_report >= 1000) {
             last_report = now;
             std::printf("[frame %u] players %d", server.frame(), server.players());
@@ -108,16 +84,15 @@ int run_server(const server_settings &s) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    std::uint64_t replay_bytes = 0;
-    if (recorder) {
-        if (auto r = recorder->finish(); !r) std::fprintf(stderr, "demo_server: replay: %s\n", r.message().c_str());
-        replay_bytes = recorder->bytes_written();
-    }
     const auto t = server.totals();
     std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; replaced inputs %llu",
                 server.frame(), static_cast<unsigned long long>(joins), static_cast<unsigned long long>(desyncs),
                 static_cast<unsigned long long>(t.replaced_inputs));
-    if (recorder) std::printf("; replay %s (%llu bytes)", s.record.c_str(), static_cast<unsigned long long>(replay_bytes));
+    if (recorded) {
+        std::error_code ec;
+        const auto bytes = std::filesystem::file_size(s.record, ec);
+        std::printf("; replay %s (%llu bytes)", s.record.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
+    }
     std::printf("\n");
     return 0;
 }

@@ -187,6 +187,13 @@ struct client_session::impl final : transport_handler {
             return;
         }
         case wire::message_kind::bye: {
+            // Acknowledge, so the server's end_match can finish without waiting for its
+            // timeout; the server then closes the connection (docs/net.md).
+            if (state == client_state::disconnected) return;
+            std::vector<std::byte> ack;
+            wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::acknowledged)}, ack);
+            send(wire::channel::control, ack);
+            net.flush();
             state = client_state::disconnected;
             emit(session_event_kind::match_ended, current, slot, "the server ended the match");
             return;
@@ -563,7 +570,7 @@ bool client_session::next_event(session_event &out) {
 }
 void client_session::leave() {
     std::vector<std::byte> out;
-    wire::encode(wire::bye_msg{0}, out);
+    wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::leaving)}, out);
     impl_->send(wire::channel::control, out);
     impl_->net.flush();
     impl_->net.disconnect(0);

@@ -16,6 +16,7 @@ const char *to_string(session_event_kind kind) noexcept {
     case session_event_kind::resynchronized: return "resynchronized";
     case session_event_kind::wait_recommended: return "wait_recommended";
     case session_event_kind::match_ended: return "match_ended";
+    case session_event_kind::recording_failed: return "recording_failed";
     }
     return "unknown";
 }

@@ -9,6 +9,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -78,6 +79,8 @@ struct server_session::impl final : transport_handler {
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
+    std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
+    bool recording_started = false;
     std::mt19937_64 token_rng{std::random_device{}()};
     std::uint32_t transfer_id = 1;
 
@@ -85,7 +88,8 @@ struct server_session::impl final : transport_handler {
     std::vector<std::byte> frames_buf;
     wire::input_msg imsg;
     wire::confirmed_msg cmsg;
-    bool ended = false;
+    bool ended = false;         // end_match was called: no more ticks, goodbyes out
+    std::uint64_t end_started = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)} {
@@ -121,6 +125,7 @@ struct server_session::impl final : transport_handler {
 
     // ---------------------------------------------------------------- connections
     void on_connect(peer_id peer) override {
+        if (ended) return net.disconnect(peer); // the match is over: nobody new joins
         conn &c = conns[peer];
         c.peer = peer;
         c.last_recv = now;
@@ -317,7 +322,9 @@ struct server_session::impl final : transport_handler {
                 if (!d->resources.empty()) names += std::string(names.empty() ? "" : ", ") + "resources";
             }
             if (!opt.forensics_dir.empty()) {
-                const auto stem = "desync-slot" + std::to_string(c.slot) + "-frame" + std::to_string(frame);
+                // Named by the frame whose state the files hold: the hash of frame F differed,
+                // so both hold the world after F, i.e. at the start of frame F + 1 (docs/net.md).
+                const auto stem = "desync-slot" + std::to_string(c.slot) + "-frame" + std::to_string(frame + 1u);
                 (void)write_snapshot_file(opt.forensics_dir / (stem + "-server.rcs"), *own, w.get_schema());
                 (void)write_snapshot_file(opt.forensics_dir / (stem + "-client.rcs"), theirs->image, theirs->schema);
             }
@@ -357,7 +364,8 @@ struct server_session::impl final : transport_handler {
         case wire::message_kind::snapshot_chunk:
             if (ch != wire::channel::snapshots) return hostile(c, "snapshot chunk on the wrong channel");
             return handle_upload(c, data);
-        case wire::message_kind::bye: return drop(peer, "left the match", true);
+        case wire::message_kind::bye: // while ending: the client acknowledges our goodbye
+            return drop(peer, ended ? "match ended" : "left the match", true);
         default: return hostile(c, "unexpected message kind " + std::to_string(static_cast<int>(kind)));
         }
     }
@@ -370,7 +378,40 @@ struct server_session::impl final : transport_handler {
         return m[c.margin_count / 10]; // ~10th percentile: most inputs arrive at least this early
     }
 
+    // ---------------------------------------------------------------- recording
+    void recording_failed(const std::string &why) {
+        emit(session_event_kind::recording_failed, next_frame, -1, opt.record_path.string() + ": " + why);
+        recording.reset(); // the file keeps what was written (readable up to its last chunk)
+    }
+
+    /// Creates the replay at the first tick, with the world as it is before that frame.
+    void start_recording() {
+        recording_started = true;
+        if (opt.record_path.empty()) return;
+        replay_settings rs = opt.record_settings;
+        rs.players = static_cast<std::uint32_t>(players);
+        rs.input_size = static_cast<std::uint32_t>(isz);
+        rs.tick_hz = cfg.tick_hz;
+        auto writer = replay_writer::create(opt.record_path, w, next_frame, std::move(rs));
+        if (!writer) return recording_failed(writer.message());
+        recording.emplace(std::move(*writer));
+    }
+
+    void record(const frame_inputs &fi, std::uint64_t h) {
+        if (!recording) return;
+        if (auto r = recording->add_frame(fi, w, h); !r) recording_failed(r.message());
+    }
+
+    void finish_recording() {
+        if (!recording) return;
+        if (auto r = recording->finish(); !r) recording_failed(r.message());
+        recording.reset();
+    }
+
+    // ---------------------------------------------------------------- tick
     void tick() {
+        if (ended) return;
+        if (!recording_started) start_recording();
         const std::uint32_t f = next_frame;
         std::byte *r = history.put(f);
         for (std::size_t s = 0; s < players; ++s) {
@@ -400,13 +441,14 @@ struct server_session::impl final : transport_handler {
         step(w, fi);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
-        if (checksum || recorder) h = hash(w);
+        if (checksum || recorder || recording) h = hash(w);
         if (checksum) {
             std::memcpy(hashes.put(f), &h, 8);
             const std::size_t k = (f / cfg.checksum_interval) % forensic.size();
             save(w, forensic[k], f + 1u);
             forensic_frame[k] = f;
         }
+        record(fi, h);
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
@@ -473,7 +515,33 @@ struct server_session::impl final : transport_handler {
             c.meter.update(now, c.st, c.bytes_in, c.bytes_out);
         }
         for (const auto p : silent) drop(p, "silent for " + std::to_string(cfg.disconnect_ms) + " ms", true);
+        if (ended && !conns.empty() && now - end_started >= opt.end_timeout_ms) {
+            std::vector<peer_id> left;
+            for (const auto &[peer, c] : conns) left.push_back(peer);
+            for (const auto p : left)
+                drop(p, "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms", true);
+        }
     }
+
+    // ---------------------------------------------------------------- ending (docs/net.md)
+    /// Starts the ending: the recording is finished, every client gets a goodbye, and poll()
+    /// drops each one as it acknowledges (a bye back, or a disconnect) or at the timeout.
+    void end_match() {
+        if (ended) return;
+        ended = true;
+        end_started = now;
+        finish_recording();
+        wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::match_ended)}, out);
+        std::vector<peer_id> joining;
+        for (auto &[peer, c] : conns) {
+            if (c.active) send(c, wire::channel::control, out);
+            else joining.push_back(peer); // mid-handshake: nothing to say goodbye to
+        }
+        net.flush();
+        for (const auto p : joining) drop(p, "match ended", true);
+    }
+
+    bool finished() const noexcept { return ended && conns.empty(); }
 };
 
 server_session::server_session(session_config config, world &w, step_function step, transport &t, server_options options)
@@ -491,14 +559,8 @@ bool server_session::next_event(session_event &out) {
     impl_->events.pop_front();
     return true;
 }
-void server_session::end_match() {
-    std::vector<std::byte> out;
-    wire::encode(wire::bye_msg{1}, out);
-    for (auto &[peer, c] : impl_->conns) impl_->send(c, wire::channel::control, out);
-    impl_->net.flush();
-    for (auto &[peer, c] : impl_->conns) impl_->net.disconnect(peer);
-    impl_->ended = true;
-}
+void server_session::end_match() { impl_->end_match(); }
+bool server_session::finished() const noexcept { return impl_->finished(); }
 std::uint32_t server_session::frame() const noexcept { return impl_->next_frame; }
 int server_session::players() const noexcept {
     return static_cast<int>(std::count_if(impl_->slot_owner.begin(), impl_->slot_owner.end(), [](peer_id p) { return p != no_peer; }));

@@ -193,13 +193,15 @@ replay_writer::~replay_writer() {
 }
 
 result<replay_writer> replay_writer::create(const std::filesystem::path &path, const world &start,
-                                            std::uint64_t start_frame, replay_settings settings) {
+                                            frame_t start_frame, replay_settings settings) {
     if (settings.players == 0 || settings.players > 256 || settings.input_size == 0 || settings.input_size > 4096 ||
         settings.keyframe_interval == 0 || settings.full_keyframe_every == 0 || settings.frames_per_chunk == 0 ||
         settings.frames_per_chunk > 65536)
         return error{errc::invalid_argument, path.string() +
                                                  ": replay settings out of range (players 1..256, input_size 1..4096, "
                                                  "intervals >= 1, frames_per_chunk 1..65536)"};
+    if (start_frame > max_frame)
+        return error{errc::invalid_argument, path.string() + ": start frame beyond the last frame a match can simulate"};
     if (settings.metadata.size() > max_metadata_entries)
         return error{errc::invalid_argument, path.string() + ": too many metadata entries"};
     for (const auto &[k, v] : settings.metadata)
@@ -250,27 +252,33 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
     return replay_writer{std::move(p)};
 }
 
-result<void> replay_writer::add_frame(std::span<const std::byte> inputs, std::span<const std::uint8_t> flags,
-                                      const world &after, std::optional<hash64> known_hash) {
+result<void> replay_writer::add_frame(const frame_inputs &in, const world &after, std::optional<hash64> known) {
     impl &m = *impl_;
     if (m.finished) return {errc::invalid_argument, "replay_writer: add_frame after finish"};
-    if (inputs.size() != std::size_t{m.settings.players} * m.settings.input_size || flags.size() != m.settings.players)
-        return {errc::invalid_argument, "replay_writer: frame " + std::to_string(m.next_frame) + " has " +
-                                            std::to_string(inputs.size()) + " input bytes and " +
-                                            std::to_string(flags.size()) + " flags; expected " +
-                                            std::to_string(std::size_t{m.settings.players} * m.settings.input_size) +
-                                            " and " + std::to_string(m.settings.players)};
+    if (in.players() != m.settings.players || in.input_size() != m.settings.input_size)
+        return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) + " has " +
+                                            std::to_string(in.players()) + " players of " + std::to_string(in.input_size()) +
+                                            " input bytes; the replay has " + std::to_string(m.settings.players) + " of " +
+                                            std::to_string(m.settings.input_size)};
+    for (std::size_t slot = 0; slot < in.players(); ++slot)
+        if ((static_cast<std::uint8_t>(in.flags(slot)) & ~slot_flags_mask) != 0)
+            return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) +
+                                                " has unknown flag bits for slot " + std::to_string(slot)};
+    if (in.frame() != m.next_frame || in.frame() > max_frame)
+        return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) + " given where frame " +
+                                            std::to_string(m.next_frame) + " comes next"};
     if (after.schema_hash() != m.previous.header().schema_hash)
         return {errc::schema_mismatch, "replay_writer: world has another schema than the replay"};
-    const hash64 h = known_hash ? *known_hash : hash(after);
+    const hash64 h = known ? *known : hash(after);
     if (m.chunk_frames == 0) m.chunk_first = m.next_frame;
-    m.frames.insert(m.frames.end(), reinterpret_cast<const std::byte *>(flags.data()),
-                    reinterpret_cast<const std::byte *>(flags.data()) + flags.size());
-    m.frames.insert(m.frames.end(), inputs.begin(), inputs.end());
+    const auto record = in.record(); // flags then inputs: the file's record layout
+    m.frames.insert(m.frames.end(), record.begin(), record.end());
     for (int i = 0; i < 8; ++i) m.frames.push_back(std::byte(static_cast<std::uint8_t>(h >> (8 * i))));
     ++m.chunk_frames;
     ++m.next_frame;
-    const bool keyframe_due = (m.next_frame - m.start_frame) % m.settings.keyframe_interval == 0;
+    // No keyframe for the state after max_frame: no match simulates that frame.
+    const bool keyframe_due =
+        (m.next_frame - m.start_frame) % m.settings.keyframe_interval == 0 && m.next_frame <= max_frame;
     if (m.chunk_frames == m.settings.frames_per_chunk || keyframe_due)
         if (auto r = m.write_frames(); !r) return r;
     if (keyframe_due)
@@ -313,7 +321,7 @@ result<void> replay_writer::finish() {
     return m.file.close();
 }
 
-std::uint64_t replay_writer::next_frame() const noexcept { return impl_->next_frame; }
+frame_t replay_writer::next_frame() const noexcept { return static_cast<frame_t>(impl_->next_frame); }
 std::uint64_t replay_writer::bytes_written() const noexcept { return impl_->file.size(); }
 
 // ============================================================================ reader
@@ -324,13 +332,16 @@ struct replay_reader::impl {
     std::vector<std::byte> bytes;
     retcon::schema sch;
     replay_settings settings;
-    std::uint64_t start_frame = 0;
-    std::uint64_t frame_count = 0;
+    frame_t start_frame = 0;
+    std::uint32_t frame_count = 0;
     std::size_t record = 0;
     std::vector<std::byte> records; // frame_count records
     std::vector<replay_keyframe> keyframes;
     bool complete = false;
     std::string truncation;
+    /// The record of @p frame; a frame outside the replay is misuse (reported as @p what).
+    const std::byte *record_of(frame_t frame, const char *what) const;
+
     // Decoding cache: the last keyframe decoded (deltas chain from it).
     mutable std::size_t cached_index = ~std::size_t{0};
     mutable snapshot cached;
@@ -445,7 +456,7 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     const auto version = r.u16();
     const auto hsize = r.u16();
     const auto schema_hash = r.u64();
-    p->start_frame = r.u64();
+    const auto stored_start = r.u64();
     const auto schema_size = r.u32();
     const auto meta_size = r.u32();
     auto &s = p->settings;
@@ -464,6 +475,9 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
         return error{errc::bad_version, where(name, 4) + "format version " + std::to_string(version) +
                                             ", this build reads " + std::to_string(replay_file_version)};
     if (hsize != header_size) return error{errc::corrupt, where(name, 6) + "header size " + std::to_string(hsize)};
+    if (auto f = to_frame(stored_start); !f)
+        return error{errc::corrupt, where(name, 16) + "start frame " + std::to_string(stored_start) + " " + f.message()};
+    else p->start_frame = *f;
     const auto schema_bytes = r.bytes(schema_size);
     const auto meta_bytes = r.bytes(meta_size);
     if (!r.ok()) return error{errc::truncated, where(name, 64) + "schema or metadata block runs past the end"};
@@ -540,13 +554,17 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
         switch (kind) {
         case chunk_kind::full_keyframe:
         case chunk_kind::delta_keyframe:
+            if (frame > max_frame)
+                return error{errc::corrupt, where(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
+                                                ", beyond the 32-bit frame range"};
             if (frame != expected_frame)
                 return error{errc::corrupt, where(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
                                                 " where frame " + std::to_string(expected_frame) + " was expected"};
             if (p->keyframes.empty() && kind != chunk_kind::full_keyframe)
                 return error{errc::corrupt, where(name, pos) + "the first keyframe must be a full image"};
             if (count != 1) return error{errc::corrupt, where(name, pos + 16) + "keyframe chunk with count " + std::to_string(count)};
-            p->keyframes.push_back(replay_keyframe{frame, kind == chunk_kind::full_keyframe, pos, stored, raw_size});
+            p->keyframes.push_back(
+                replay_keyframe{static_cast<frame_t>(frame), kind == chunk_kind::full_keyframe, pos, stored, raw_size});
             break;
         case chunk_kind::frames: {
             if (p->keyframes.empty()) return error{errc::corrupt, where(name, pos) + "frames before the starting keyframe"};
@@ -556,11 +574,20 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             if (count == 0 || count > s.frames_per_chunk || std::uint64_t{count} * p->record != raw_size)
                 return error{errc::corrupt, where(name, pos + 16) + "frames chunk declares " + std::to_string(count) +
                                                 " frames in " + std::to_string(raw_size) + " bytes"};
+            if (expected_frame + count - 1u > max_frame)
+                return error{errc::corrupt, where(name, pos + 16) + "frames chunk runs to frame " +
+                                                std::to_string(expected_frame + count - 1u) +
+                                                ", beyond the 32-bit frame range"};
             if (p->records.size() + raw_size > limits.max_image_bytes)
                 return error{errc::too_large, where(name, pos) + "decoded frames exceed the limit"};
             if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
             raw.resize(raw_size);
             if (auto d = p->decode_chunk(pos, raw); !d) return d.err();
+            for (std::uint32_t k = 0; k < count; ++k)
+                for (std::uint32_t slot = 0; slot < s.players; ++slot)
+                    if ((static_cast<std::uint8_t>(raw[k * p->record + slot]) & ~slot_flags_mask) != 0)
+                        return error{errc::corrupt, where(name, pos) + "frame " + std::to_string(expected_frame + k) +
+                                                        " has unknown flag bits for slot " + std::to_string(slot)};
             p->records.insert(p->records.end(), raw.begin(), raw.end());
             expected_frame += count;
             p->frame_count += count;
@@ -616,24 +643,25 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
 
 const retcon::schema &replay_reader::schema() const noexcept { return impl_->sch; }
 const replay_settings &replay_reader::settings() const noexcept { return impl_->settings; }
-std::uint64_t replay_reader::start_frame() const noexcept { return impl_->start_frame; }
-std::uint64_t replay_reader::frame_count() const noexcept { return impl_->frame_count; }
+frame_t replay_reader::start_frame() const noexcept { return impl_->start_frame; }
+std::uint32_t replay_reader::frame_count() const noexcept { return impl_->frame_count; }
 bool replay_reader::complete() const noexcept { return impl_->complete; }
 const std::string &replay_reader::truncation_note() const noexcept { return impl_->truncation; }
 std::uint64_t replay_reader::file_bytes() const noexcept { return impl_->bytes.size(); }
 
-std::span<const std::uint8_t> replay_reader::flags(std::uint64_t frame) const noexcept {
-    const auto *rec = impl_->records.data() + (frame - impl_->start_frame) * impl_->record;
-    return {reinterpret_cast<const std::uint8_t *>(rec), impl_->settings.players};
+const std::byte *replay_reader::impl::record_of(frame_t frame, const char *what) const {
+    if (frame < start_frame || frame - start_frame >= frame_count)
+        internal::misuse("replay_reader::%s: frame %u is outside the replay's frames [%u, %u)", what, frame, start_frame,
+                         start_frame + frame_count);
+    return records.data() + std::size_t{frame - start_frame} * record;
 }
 
-std::span<const std::byte> replay_reader::inputs(std::uint64_t frame) const noexcept {
-    const auto *rec = impl_->records.data() + (frame - impl_->start_frame) * impl_->record;
-    return {rec + impl_->settings.players, std::size_t{impl_->settings.players} * impl_->settings.input_size};
+frame_inputs replay_reader::inputs(frame_t frame) const {
+    return {frame, impl_->settings.players, impl_->settings.input_size, impl_->record_of(frame, "inputs")};
 }
 
-hash64 replay_reader::hash(std::uint64_t frame) const noexcept {
-    const auto *rec = impl_->records.data() + (frame - impl_->start_frame) * impl_->record + impl_->record - 8u;
+hash64 replay_reader::hash(frame_t frame) const {
+    const auto *rec = impl_->record_of(frame, "hash") + impl_->record - 8u;
     hash64 h = 0;
     for (int i = 0; i < 8; ++i) h |= hash64{static_cast<std::uint8_t>(rec[i])} << (8 * i);
     return h;
@@ -645,7 +673,7 @@ result<void> replay_reader::keyframe_image(std::size_t index, snapshot &out) con
     return impl_->keyframe_image(index, out);
 }
 
-result<std::uint64_t> replay_reader::restore_keyframe(world &w, std::uint64_t frame) const {
+result<frame_t> replay_reader::restore_keyframe(world &w, frame_t frame) const {
     if (w.schema_hash() != impl_->sch.hash())
         return error{errc::schema_mismatch, impl_->name + ": the world's schema differs from the replay's"};
     const auto &ks = impl_->keyframes;
@@ -673,13 +701,13 @@ result<void> replay_reader::check(const std::function<void(std::size_t, std::siz
     return {};
 }
 
-result<verify_report> verify(const replay_reader &reader, world &w, const replay_step_fn &step) {
+result<verify_report> verify(const replay_reader &reader, world &w, const step_function &step) {
     auto start = reader.restore_keyframe(w, reader.start_frame());
     if (!start) return start.err();
     verify_report rep;
     const auto &ks = reader.keyframes();
-    for (std::uint64_t f = reader.start_frame(); f < reader.end_frame(); ++f) {
-        step(w, f, reader.inputs(f), reader.flags(f));
+    for (frame_t f = reader.start_frame(); f < reader.end_frame(); ++f) {
+        step(w, reader.inputs(f));
         ++rep.frames_checked;
         const hash64 h = hash(w);
         if (h == reader.hash(f)) continue;
@@ -689,7 +717,7 @@ result<verify_report> verify(const replay_reader &reader, world &w, const replay
         // Name the diverging sections at the next keyframe, if the replay has one.
         for (std::size_t i = 0; i < ks.size(); ++i) {
             if (ks[i].frame <= f) continue;
-            for (std::uint64_t g = f + 1; g < ks[i].frame; ++g) step(w, g, reader.inputs(g), reader.flags(g));
+            for (frame_t g = f + 1; g < ks[i].frame; ++g) step(w, reader.inputs(g));
             snapshot img;
             if (reader.keyframe_image(i, img))
                 rep.diverging = section_hashes(w).diverging(section_hashes(img), reader.schema());

@@ -34,13 +34,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     bot bots[2] = {bot{11}, bot{22}};
-    for (std::uint32_t f = 0; f < 400; ++f) {
-        player_input in[2] = {bots[0].decide(w, 0), bots[1].decide(w, 1)};
-        const std::uint8_t flags[2] = {1, static_cast<std::uint8_t>(f >= 30 ? 1 : 0)}; // player 1 joins late
-        if (!flags[1]) in[1] = player_input{};
-        const std::span<const std::byte> bytes(reinterpret_cast<const std::byte *>(in), sizeof in);
-        g.step(w, frame_inputs{f, 2, sizeof(player_input), reinterpret_cast<const std::byte *>(flags), bytes.data()});
-        if (auto r = writer->add_frame(bytes, flags, w); !r) {
+    frame_inputs_buffer in{2, sizeof(player_input)};
+    for (frame_t f = 0; f < 400; ++f) {
+        const player_input decided[2] = {bots[0].decide(w, 0), bots[1].decide(w, 1)};
+        in.set(0, decided[0]);
+        if (f >= 30) in.set(1, decided[1]); // player 1 joins late
+        else in.clear(1);
+        g.step(w, in.view(f));
+        if (auto r = writer->add_frame(in.view(f), w); !r) {
             std::fprintf(stderr, "demo_golden: %s\n", r.message().c_str());
             return 2;
         }

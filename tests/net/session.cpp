@@ -405,3 +405,174 @@ TEST_CASE("adaptive input delay follows the round trip and shortens rollbacks", 
     CHECK(static_cast<double>(adaptive.replaced) / (2 * 720.0) <= 0.02);
     CHECK(adaptive.stalls <= 2);
 }
+
+TEST_CASE("end_match on a lossy network: every client sees match_ended, not a disconnect", "[net][session][end]") {
+    sim_match m{31, 3};
+    const link_conditions link{40, 10, 0.05};
+    for (int i = 0; i < 3; ++i) m.add_client(link, link);
+    m.run(2000);
+    for (auto &c : m.clients) REQUIRE(c->session->state() == client_state::running);
+    const frame_t last = m.server->frame();
+    m.server->end_match(); // returns at once: the host keeps polling (m.run polls every 1 ms)
+    CHECK_FALSE(m.server->finished()); // nobody has acknowledged yet
+    m.server->end_match();             // a second call changes nothing
+    const std::uint64_t ended_at = m.now;
+    while (!m.server->finished() && m.now - ended_at < 3000) m.run(1);
+    REQUIRE(m.server->finished());
+    // Every client acknowledged: finished long before the 2 s timeout (80 ms round trips).
+    CHECK(m.now - ended_at < 500);
+    CHECK(m.server->frame() == last); // no tick after end_match
+    m.server->tick();                 // ignored once ending
+    CHECK(m.server->frame() == last);
+    m.run(1000);
+    for (auto &c : m.clients) {
+        CHECK(sim_match::count(c->events, session_event_kind::match_ended) == 1);
+        CHECK(sim_match::count(c->events, session_event_kind::disconnected) == 0);
+        CHECK(c->session->state() == client_state::disconnected);
+    }
+    CHECK(m.server->players() == 0);
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::disconnected) CHECK(e.text == "match ended");
+}
+
+TEST_CASE("end_match finishes by timeout when a client vanished", "[net][session][end]") {
+    sim_match m{32, 2};
+    server_options so;
+    so.end_timeout_ms = 2000;
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    const link_conditions link{20, 0, 0.0};
+    auto &stays = m.add_client(link, link);
+    auto &vanishes = m.add_client(link, link);
+    m.run(1500);
+    REQUIRE(vanishes.session->state() == client_state::running);
+    m.net.set_blackout(1, true); // its link is cut: the goodbye and any answer are held
+    vanishes.active = false;     // and it stops polling
+    m.run(100);
+    m.server->end_match();
+    const std::uint64_t ended_at = m.now;
+    m.run(1000);
+    CHECK(sim_match::count(stays.events, session_event_kind::match_ended) == 1);
+    CHECK_FALSE(m.server->finished()); // still waiting for the vanished client
+    while (!m.server->finished() && m.now - ended_at < 5000) m.run(1);
+    REQUIRE(m.server->finished());
+    CHECK(m.now - ended_at >= 2000);
+    CHECK(m.now - ended_at <= 2001);
+    bool timed_out = false;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::disconnected && e.slot == vanishes.session->slot())
+            timed_out = e.text.find("not acknowledged within 2000 ms") != std::string::npos;
+    CHECK(timed_out);
+}
+
+TEST_CASE("end_match with nobody connected is finished at once; nobody joins an ended match", "[net][session][end]") {
+    sim_match m{33, 2};
+    m.run(200);
+    m.server->end_match();
+    CHECK(m.server->finished());
+    auto &late = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(500);
+    CHECK(late.session->state() != client_state::running);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_joined) == 0);
+    CHECK(m.server->finished());
+}
+
+TEST_CASE("server_options::record_path records the match; the replay verifies with the game's step",
+          "[net][session][record]") {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("retcon-record-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    sim_match m{34, 2};
+    server_options so;
+    so.record_path = dir / "match.rcr";
+    so.record_settings.keyframe_interval = 60;
+    so.record_settings.players = 99; // ignored: the session's own settings are recorded
+    so.record_settings.metadata = {{"game", "retcon tests"}};
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    const link_conditions link{30, 5, 0.05};
+    m.add_client(link, link);
+    m.add_client(link, link);
+    m.run(4000);
+    m.server->end_match();
+    while (!m.server->finished()) m.run(1);
+    for (const auto &e : m.server_events) CHECK(e.kind != session_event_kind::recording_failed);
+
+    auto r = replay_reader::open(so.record_path);
+    REQUIRE(r.ok());
+    CHECK(r->complete()); // end_match finished the file
+    CHECK(r->start_frame() == 0);
+    CHECK(r->end_frame() == m.server->frame());
+    CHECK(r->settings().players == 2);
+    CHECK(r->settings().input_size == m.config.input_size);
+    CHECK(r->settings().tick_hz == m.config.tick_hz);
+    CHECK(r->settings().metadata == so.record_settings.metadata);
+    REQUIRE(r->frame_count() > 200);
+    for (frame_t f = r->start_frame(); f < r->end_frame(); ++f) REQUIRE(r->hash(f) == m.server_hashes.at(f));
+    std::size_t present = 0;
+    for (frame_t f = r->start_frame(); f < r->end_frame(); ++f) present += r->inputs(f).present(1) ? 1u : 0u;
+    CHECK(present > 100); // the players' inputs are in it
+    world w{game_schema()};
+    auto v = verify(*r, w, step_game);
+    REQUIRE(v.ok());
+    CHECK(v->ok());
+    CHECK(v->frames_checked == r->frame_count());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a recording that cannot be written is an event; the match goes on unrecorded", "[net][session][record]") {
+    namespace fs = std::filesystem;
+    sim_match m{35, 2};
+    server_options so;
+    so.record_path = fs::temp_directory_path() / ("retcon-no-such-dir-" + std::to_string(::getpid())) / "match.rcr";
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    auto &c = m.add_client({20, 0, 0.0}, {20, 0, 0.0});
+    m.run(2000);
+    std::size_t failed = 0;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::recording_failed) {
+            ++failed;
+            CHECK_THAT(e.text, Catch::Contains(so.record_path.string()));
+        }
+    CHECK(failed == 1);
+    CHECK(c.session->state() == client_state::running);
+    CHECK(m.server->frame() > 60);
+    m.server->end_match(); // nothing to finish: no second event
+    while (!m.server->finished()) m.run(1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::recording_failed) == 1);
+    CHECK_FALSE(fs::exists(so.record_path));
+}
+
+TEST_CASE("desync forensic files are named by the frame whose state they hold", "[net][session]") {
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("retcon-forensic-name-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    sim_match m{36, 2};
+    server_options so;
+    so.forensics_dir = dir;
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    const link_conditions link{25, 5, 0.0};
+    m.add_client(link, link);
+    auto &bad = m.add_client(link, link);
+    m.run(3000);
+    bad.session->debug_corrupt([](world &w) {
+        w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; });
+    });
+    m.run(3000);
+    frame_t reported = no_frame; // the frame whose hash differed
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::desync_detected && reported == no_frame) reported = e.frame;
+    REQUIRE(reported != no_frame);
+    std::size_t files = 0;
+    for (const auto &entry : fs::directory_iterator(dir)) {
+        const auto name = entry.path().filename().string();
+        CAPTURE(name);
+        auto f = read_snapshot_file(entry.path());
+        REQUIRE(f.ok());
+        // The hash after frame F differed: the files hold the world at the start of F + 1.
+        CHECK(f->frame == reported + 1u);
+        CHECK_THAT(name, Catch::Contains("-frame" + std::to_string(f->frame) + "-"));
+        ++files;
+    }
+    CHECK(files == 2);
+    fs::remove_all(dir);
+}

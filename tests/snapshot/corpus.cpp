@@ -35,14 +35,13 @@ const std::filesystem::path data_dir{RETCON_TEST_DATA_DIR};
 schema golden_schema() { return grouped_schema(); }
 
 /// The game world after @p frames frames of seeded inputs (two players).
-world golden_world(std::uint64_t frames) {
+world golden_world(frame_t frames) {
     world w = game::start_world(golden_schema(), 2);
     rng r{11};
-    std::vector<std::byte> in;
-    std::vector<std::uint8_t> fl;
-    for (std::uint64_t f = 0; f < frames; ++f) {
-        game::make_inputs(r, 2, in, fl);
-        game::step(w, f, in, fl);
+    frame_inputs_buffer in{2, game::input_size};
+    for (frame_t f = 0; f < frames; ++f) {
+        game::make_inputs(r, in);
+        game::step(w, in.view(f));
     }
     w.set_resource<rng_state>(std::uint64_t{0x0123456789abcdefull});
     return w;
@@ -59,8 +58,8 @@ replay_settings golden_replay_settings() {
     return s;
 }
 
-constexpr std::uint64_t golden_frame = 40;
-constexpr std::uint64_t replay_frames = 64;
+constexpr frame_t golden_frame = 40;
+constexpr std::uint32_t replay_frames = 64;
 
 // ------------------------------------------------------------------ damage
 
@@ -217,12 +216,10 @@ TEST_CASE("the golden replay still reads, checks and verifies", "[snapshot][corp
     REQUIRE(r->frame_count() == replay_frames);
     CHECK(r->settings().metadata == golden_replay_settings().metadata);
     CHECK(r->settings().keyframe_interval == 16);
-    for (std::uint64_t f = 0; f < replay_frames; ++f) {
+    for (frame_t f = 0; f < replay_frames; ++f) {
         CAPTURE(f);
-        const auto in = r->inputs(f);
-        CHECK(std::equal(in.begin(), in.end(), rec.inputs[f].begin(), rec.inputs[f].end()));
-        const auto fl = r->flags(f);
-        CHECK(std::equal(fl.begin(), fl.end(), rec.flags[f].begin(), rec.flags[f].end()));
+        const auto record = r->inputs(f).record();
+        CHECK(std::equal(record.begin(), record.end(), rec.records[f].begin(), rec.records[f].end()));
         CHECK(r->hash(f) == rec.hashes[f]);
     }
     REQUIRE(r->keyframes().size() == 5);
@@ -244,8 +241,8 @@ TEST_CASE("every file in the corrupt corpus is rejected with its named error", "
         bool at_check = false;
         const error e = read_error(path, at_check);
         CHECK(e.code == c.expected);
-        INFO(to_string(e.code) << ": " << e.message);
-        CHECK_FALSE(e.message.empty());
+        INFO(to_string(e.code) << ": " << e.message());
+        CHECK_FALSE(e.message().empty());
         CHECK(at_check == c.on_check);
         // The corpus matches its recipe (regenerate it if the golden files changed).
         auto bytes = read_bytes(data_dir / c.source);

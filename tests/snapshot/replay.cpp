@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 
 #include "common/components.hpp"
+#include "common/misuse.hpp"
 #include "common/temp_dir.hpp"
 #include "common/world_gen.hpp"
 #include "replay_game.hpp"
@@ -39,21 +40,22 @@ replay_settings small_settings() {
 void check_frames_match(const replay_reader &r, const game::recording &rec) {
     REQUIRE(r.start_frame() == rec.start_frame);
     REQUIRE(r.frame_count() <= rec.hashes.size());
-    for (std::uint64_t f = r.start_frame(); f < r.end_frame(); ++f) {
-        const std::size_t i = static_cast<std::size_t>(f - rec.start_frame);
+    for (frame_t f = r.start_frame(); f < r.end_frame(); ++f) {
+        const std::size_t i = f - rec.start_frame;
         const auto in = r.inputs(f);
-        const auto fl = r.flags(f);
-        REQUIRE(in.size() == rec.inputs[i].size());
-        REQUIRE(fl.size() == rec.flags[i].size());
-        CHECK(std::equal(in.begin(), in.end(), rec.inputs[i].begin()));
-        CHECK(std::equal(fl.begin(), fl.end(), rec.flags[i].begin()));
+        CHECK(in.frame() == f);
+        REQUIRE(in.players() == r.settings().players);
+        REQUIRE(in.input_size() == r.settings().input_size);
+        const auto record = in.record();
+        REQUIRE(record.size() == rec.records[i].size());
+        CHECK(std::equal(record.begin(), record.end(), rec.records[i].begin()));
         CHECK(r.hash(f) == rec.hashes[i]);
     }
 }
 
 /// Hash the recording says the world had at the start of frame @p f.
-hash64 hash_at_start(const game::recording &rec, std::uint64_t f) {
-    return f == rec.start_frame ? rec.start_hash : rec.hashes[static_cast<std::size_t>(f - rec.start_frame - 1)];
+hash64 hash_at_start(const game::recording &rec, frame_t f) {
+    return f == rec.start_frame ? rec.start_hash : rec.hashes[f - rec.start_frame - 1u];
 }
 
 long max_rss_kib() {
@@ -140,16 +142,16 @@ TEST_CASE("restore_keyframe seeks to the latest keyframe at or before a frame", 
     auto r = replay_reader::open(path);
     REQUIRE(r.ok());
     world w{s};
-    for (std::uint64_t f : {50u, 55u, 59u, 60u, 61u, 99u, 109u, 110u, 500u}) {
+    for (frame_t f : {50u, 55u, 59u, 60u, 61u, 99u, 109u, 110u, 500u}) {
         CAPTURE(f);
         auto got = r->restore_keyframe(w, f);
         REQUIRE(got.ok());
-        const std::uint64_t expect = std::min<std::uint64_t>(50 + (f - 50) / 10 * 10, 110);
+        const frame_t expect = std::min<frame_t>(50 + (f - 50) / 10 * 10, 110);
         CHECK(*got == expect);
         CHECK(hash(w) == hash_at_start(rec, expect));
         // Re-simulating from the keyframe reproduces the recorded hashes.
-        for (std::uint64_t g = *got; g < std::min<std::uint64_t>(f, r->end_frame()); ++g) {
-            game::step(w, g, r->inputs(g), r->flags(g));
+        for (frame_t g = *got; g < std::min<frame_t>(f, r->end_frame()); ++g) {
+            game::step(w, r->inputs(g));
             REQUIRE(hash(w) == r->hash(g));
         }
     }
@@ -225,12 +227,11 @@ TEST_CASE("a writer that never finishes leaves a readable prefix", "[snapshot][r
     auto writer = replay_writer::create(path2, w, 0, settings);
     REQUIRE(writer.ok());
     rng r{9};
-    std::vector<std::byte> in;
-    std::vector<std::uint8_t> fl;
-    for (std::uint64_t f = 0; f < 13; ++f) {
-        game::make_inputs(r, settings.players, in, fl);
-        game::step(w, f, in, fl);
-        REQUIRE(writer->add_frame(in, fl, w).ok());
+    frame_inputs_buffer in{settings.players, settings.input_size};
+    for (frame_t f = 0; f < 13; ++f) {
+        game::make_inputs(r, in);
+        game::step(w, in.view(f));
+        REQUIRE(writer->add_frame(in.view(f), w).ok());
         if (f == 11) REQUIRE(writer->flush().ok());
     }
     CHECK(writer->next_frame() == 13);
@@ -280,21 +281,29 @@ TEST_CASE("add_frame refuses frames of the wrong shape", "[snapshot][replay]") {
     const auto settings = small_settings();
     auto writer = replay_writer::create(dir / "f.rcr", w, 0, settings);
     REQUIRE(writer.ok());
-    const std::vector<std::byte> inputs(settings.players * settings.input_size);
-    const std::vector<std::uint8_t> flags(settings.players);
-    const std::vector<std::byte> short_inputs(inputs.size() - 1);
-    const std::vector<std::uint8_t> long_flags(settings.players + 1);
-    auto a = writer->add_frame(short_inputs, flags, w);
+    const frame_inputs_buffer inputs{settings.players, settings.input_size};
+    const frame_inputs_buffer short_inputs{settings.players, settings.input_size - 1u};
+    const frame_inputs_buffer more_players{settings.players + 1u, settings.input_size};
+    auto a = writer->add_frame(short_inputs.view(0), w);
     CHECK(a.code() == errc::invalid_argument);
-    CHECK_THAT(a.message(), Contains("expected"));
-    CHECK(writer->add_frame(inputs, long_flags, w).code() == errc::invalid_argument);
+    CHECK_THAT(a.message(), Contains("3 players of 3 input bytes; the replay has 3 of 4"));
+    CHECK(writer->add_frame(more_players.view(0), w).code() == errc::invalid_argument);
+    auto skipped = writer->add_frame(inputs.view(1), w); // frame 0 comes first
+    CHECK(skipped.code() == errc::invalid_argument);
+    CHECK_THAT(skipped.message(), Contains("frame 1 given where frame 0 comes next"));
+    frame_inputs_buffer bad_flags{settings.players, settings.input_size};
+    bad_flags.record()[1] = std::byte{0x80}; // slot 1: a flag bit no version defines
+    auto flagged = writer->add_frame(bad_flags.view(0), w);
+    CHECK(flagged.code() == errc::invalid_argument);
+    CHECK_THAT(flagged.message(), Contains("unknown flag bits for slot 1"));
     world other{grouped_schema()};
-    CHECK(writer->add_frame(inputs, flags, other).code() == errc::schema_mismatch);
+    CHECK(writer->add_frame(inputs.view(0), other).code() == errc::schema_mismatch);
     CHECK(writer->next_frame() == 0); // nothing was appended
-    REQUIRE(writer->add_frame(inputs, flags, w).ok());
+    REQUIRE(writer->add_frame(inputs.view(0), w).ok());
+    CHECK(writer->add_frame(inputs.view(0), w).code() == errc::invalid_argument); // frame 0 again
     REQUIRE(writer->finish().ok());
     CHECK(writer->finish().ok()); // idempotent
-    CHECK(writer->add_frame(inputs, flags, w).code() == errc::invalid_argument);
+    CHECK(writer->add_frame(inputs.view(1), w).code() == errc::invalid_argument);
     auto r = replay_reader::open(dir / "f.rcr");
     REQUIRE(r.ok());
     CHECK(r->frame_count() == 1);
@@ -308,12 +317,12 @@ TEST_CASE("add_frame records a known hash as given", "[snapshot][replay]") {
     settings.players = 1;
     auto writer = replay_writer::create(dir / "h.rcr", w, 0, settings);
     REQUIRE(writer.ok());
-    const std::vector<std::byte> in(game::input_size);
-    const std::vector<std::uint8_t> fl{1};
-    for (std::uint64_t f = 0; f < 5; ++f) {
-        game::step(w, f, in, fl);
+    frame_inputs_buffer in{1, game::input_size};
+    in.set(0, game::input{});
+    for (frame_t f = 0; f < 5; ++f) {
+        game::step(w, in.view(f));
         const hash64 h = f == 2 ? hash64{0x1234} : hash(w); // a client that hashed wrongly at frame 2
-        REQUIRE(writer->add_frame(in, fl, w, h).ok());
+        REQUIRE(writer->add_frame(in.view(f), w, h).ok());
     }
     REQUIRE(writer->finish().ok());
     auto r = replay_reader::open(dir / "h.rcr");
@@ -484,16 +493,16 @@ keyframe_sizes measure_moving_world(const std::filesystem::path &path, int churn
     settings.full_keyframe_every = 10;
     auto writer = replay_writer::create(path, w, 0, settings);
     REQUIRE(writer.ok());
-    const std::vector<std::byte> in(4);
-    const std::vector<std::uint8_t> fl{1};
-    for (std::uint64_t f = 0; f < 600; ++f) {
+    frame_inputs_buffer in{1, 4};
+    in.set_bytes(0, std::vector<std::byte>(4));
+    for (frame_t f = 0; f < 600; ++f) {
         w.view<position, const velocity>().each([](position &p, const velocity &v) {
             p.x += v.dx;
             p.y += v.dy;
         });
         for (int k = 0; k < churn; ++k) w.destroy(pick_live(w, r));
         for (int k = 0; k < churn; ++k) spawn();
-        REQUIRE(writer->add_frame(in, fl, w).ok());
+        REQUIRE(writer->add_frame(in.view(f), w).ok());
     }
     REQUIRE(writer->finish().ok());
     auto rd = replay_reader::open(path);
@@ -526,4 +535,62 @@ TEST_CASE("delta keyframes of a moving world are smaller than full ones", "[snap
              << " bytes; stored full " << k.full << ", delta " << k.delta << "; full/delta = " << k.full / k.delta);
         CHECK(k.delta < k.full);
     }
+}
+
+TEST_CASE("replay_reader::inputs is the recorded frame_inputs record; frames outside the replay are misuse",
+          "[snapshot][replay]") {
+    temp_dir dir;
+    const auto path = dir / "view.rcr";
+    const auto rec = game::record(path, standard_schema(), small_settings(), 13, 20, 15);
+    auto r = replay_reader::open(path);
+    REQUIRE(r.ok());
+    const frame_inputs in = r->inputs(25);
+    CHECK(in.frame() == 25);
+    for (std::size_t slot = 0; slot < in.players(); ++slot) {
+        CAPTURE(slot);
+        // The record's layout: every slot's flags byte, then every slot's input.
+        CHECK(static_cast<std::uint8_t>(in.flags(slot)) == static_cast<std::uint8_t>(rec.records[5][slot]));
+        CHECK(std::memcmp(in.input(slot).data(), rec.records[5].data() + in.players() + slot * game::input_size,
+                          game::input_size) == 0);
+    }
+    REQUIRE_MISUSE((void)r->inputs(19), "frame 19 is outside the replay's frames [20, 35)");
+    REQUIRE_MISUSE((void)r->inputs(35), "frame 35 is outside");
+    REQUIRE_MISUSE((void)r->hash(35), "replay_reader::hash: frame 35");
+}
+
+TEST_CASE("verify accepts a structured step, the same type the sessions run", "[snapshot][replay]") {
+    temp_dir dir;
+    const auto path = dir / "structured.rcr";
+    const schema s = grouped_schema();
+    (void)game::record(path, s, small_settings(), 14, 0, 40);
+    auto r = replay_reader::open(path);
+    REQUIRE(r.ok());
+    // The game's step split into apply-inputs (here: all of it) and an empty schedule.
+    const step_function structured{[](world &w, const frame_inputs &in) { game::step(w, in); }, schedule{}};
+    world w{s};
+    auto rep = verify(*r, w, structured);
+    REQUIRE(rep.ok());
+    CHECK(rep->ok());
+    CHECK(rep->frames_checked == 40);
+}
+
+TEST_CASE("a stored frame number beyond the 32-bit frame range is corruption", "[snapshot][replay][hostile]") {
+    temp_dir dir;
+    const auto path = dir / "far.rcr";
+    (void)game::record(path, standard_schema(), small_settings(), 15, 0, 3);
+    auto bytes = read_bytes(path);
+    // Forge a start frame of 2^32 (offset 16) and reseal the header checksum (offset 56: XXH3
+    // of the first 56 bytes, the schema block and the metadata).
+    const std::uint64_t far = std::uint64_t{1} << 32;
+    std::memcpy(bytes.data() + 16, &far, 8);
+    std::uint32_t schema_size = 0, meta_size = 0;
+    std::memcpy(&schema_size, bytes.data() + 24, 4);
+    std::memcpy(&meta_size, bytes.data() + 28, 4);
+    std::vector<std::byte> covered(bytes.begin(), bytes.begin() + 56);
+    covered.insert(covered.end(), bytes.begin() + 64, bytes.begin() + 64 + schema_size + meta_size);
+    const hash64 check = xxh3(covered);
+    std::memcpy(bytes.data() + 56, &check, 8);
+    auto r = replay_reader::parse(bytes, "far.rcr");
+    CHECK(r.code() == errc::corrupt);
+    CHECK_THAT(r.message(), Contains("far.rcr at byte 16: start frame 4294967296"));
 }

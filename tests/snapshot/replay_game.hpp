@@ -33,12 +33,11 @@ struct input {
 };
 static_assert(sizeof(input) == input_size);
 
-/// @brief The game's step function (a replay_step_fn).
-inline void step(world &w, std::uint64_t frame, std::span<const std::byte> inputs, std::span<const std::uint8_t> flags) {
-    for (std::size_t p = 0; p < flags.size(); ++p) {
-        if ((flags[p] & static_cast<std::uint8_t>(input_flags::present)) == 0) continue;
-        input in{};
-        std::memcpy(&in, inputs.data() + p * input_size, input_size);
+/// @brief The game's step (a step_function).
+inline void step(world &w, const frame_inputs &inputs) {
+    for (std::size_t p = 0; p < inputs.players(); ++p) {
+        if (!inputs.present(p)) continue;
+        const auto in = inputs.get<input>(p);
         const auto team = static_cast<std::uint8_t>(p);
         switch (in.action % 4u) {
         case 1: {
@@ -71,64 +70,59 @@ inline void step(world &w, std::uint64_t frame, std::span<const std::byte> input
         p.x += v.dx;
         p.y += v.dy;
     });
-    w.set_resource<game_clock>(static_cast<std::uint32_t>(frame + 1u), 60u);
+    w.set_resource<game_clock>(inputs.frame() + 1u, 60u);
 }
 
 /// @brief A step that goes wrong from @p from on: it also wears armour down (only the health
 /// pool differs from `step`).
-inline replay_step_fn wrong_step(std::uint64_t from) {
-    return [from](world &w, std::uint64_t frame, std::span<const std::byte> inputs, std::span<const std::uint8_t> flags) {
-        step(w, frame, inputs, flags);
-        if (frame >= from)
+inline step_function wrong_step(frame_t from) {
+    return [from](world &w, const frame_inputs &inputs) {
+        step(w, inputs);
+        if (inputs.frame() >= from)
             w.view<health>().each([](health &h) { h.armor = static_cast<std::uint16_t>(h.armor + 1u); });
     };
 }
 
-/// @brief Inputs and flags of one frame, drawn from @p r.
-inline void make_inputs(rng &r, std::uint32_t players, std::vector<std::byte> &inputs, std::vector<std::uint8_t> &flags) {
-    inputs.assign(std::size_t{players} * input_size, std::byte{0});
-    flags.assign(players, 0);
-    for (std::uint32_t p = 0; p < players; ++p) {
+/// @brief One frame's inputs and flags for every slot of @p out, drawn from @p r.
+inline void make_inputs(rng &r, frame_inputs_buffer &out) {
+    for (std::size_t p = 0; p < out.players(); ++p) {
         input in{};
         const auto roll = r.below(10);
         in.action = static_cast<std::uint8_t>(roll < 4 ? 1 : roll < 6 ? 2 : roll < 8 ? 3 : 0);
         in.dx = static_cast<std::int8_t>(static_cast<int>(r.below(64)) - 32);
         in.dy = static_cast<std::int8_t>(static_cast<int>(r.below(64)) - 32);
         in.arg = static_cast<std::uint8_t>(r.below(256));
-        std::memcpy(inputs.data() + std::size_t{p} * input_size, &in, input_size);
-        flags[p] = static_cast<std::uint8_t>(r.chance(90) ? 1 : 0) | static_cast<std::uint8_t>(r.chance(5) ? 2 : 0);
+        const bool present = r.chance(90); // one draw per statement: the order is fixed
+        const bool replaced = r.chance(5);
+        out.set(p, in, (present ? slot_flags::present : slot_flags::none) | (replaced ? slot_flags::replaced : slot_flags::none));
     }
 }
 
 /// @brief The starting world of every recorded game: a few entities per team.
 inline world start_world(const schema &s, std::uint32_t players) {
     world w{s};
-    std::vector<std::byte> inputs(std::size_t{players} * input_size);
-    std::vector<std::uint8_t> flags(players, 1);
+    frame_inputs_buffer inputs{players, input_size};
     for (std::uint32_t k = 0; k < 4; ++k) {
-        for (std::uint32_t p = 0; p < players; ++p) {
-            const input in{1, static_cast<std::int8_t>(3 * k + p), static_cast<std::int8_t>(k), static_cast<std::uint8_t>(k + p)};
-            std::memcpy(inputs.data() + std::size_t{p} * input_size, &in, input_size);
-        }
-        step(w, 0, inputs, flags);
+        for (std::uint32_t p = 0; p < players; ++p)
+            inputs.set(p, input{1, static_cast<std::int8_t>(3 * k + p), static_cast<std::int8_t>(k), static_cast<std::uint8_t>(k + p)});
+        step(w, inputs.view(0));
     }
     return w;
 }
 
 /// @brief What a recording wrote, frame by frame, for comparison with what a reader reads.
 struct recording {
-    std::uint64_t start_frame = 0;
+    frame_t start_frame = 0;
     hash64 start_hash = 0;
-    std::vector<std::vector<std::byte>> inputs;
-    std::vector<std::vector<std::uint8_t>> flags;
-    std::vector<hash64> hashes; ///< after each frame
-    std::uint64_t end_frame() const { return start_frame + hashes.size(); }
+    std::vector<std::vector<std::byte>> records; ///< each frame's record: flags, then inputs
+    std::vector<hash64> hashes;                  ///< after each frame
+    frame_t end_frame() const { return start_frame + static_cast<frame_t>(hashes.size()); }
 };
 
 /// @brief Plays @p frames frames of the game from start_world and records them to @p path.
 /// @p finish false leaves the writer unfinished (flushed, no index), like a crashed server.
 inline recording record(const std::filesystem::path &path, const schema &s, const replay_settings &settings,
-                        std::uint64_t seed, std::uint64_t start_frame, std::uint64_t frames, bool finish = true) {
+                        std::uint64_t seed, frame_t start_frame, std::uint32_t frames, bool finish = true) {
     recording rec;
     rec.start_frame = start_frame;
     world w = start_world(s, settings.players);
@@ -136,14 +130,13 @@ inline recording record(const std::filesystem::path &path, const schema &s, cons
     auto writer = replay_writer::create(path, w, start_frame, settings);
     REQUIRE(writer.ok());
     rng r{seed};
-    std::vector<std::byte> inputs;
-    std::vector<std::uint8_t> flags;
-    for (std::uint64_t f = start_frame; f < start_frame + frames; ++f) {
-        make_inputs(r, settings.players, inputs, flags);
-        step(w, f, inputs, flags);
-        REQUIRE(writer->add_frame(inputs, flags, w).ok());
-        rec.inputs.push_back(inputs);
-        rec.flags.push_back(flags);
+    frame_inputs_buffer inputs{settings.players, settings.input_size};
+    for (frame_t f = start_frame; f < start_frame + frames; ++f) {
+        make_inputs(r, inputs);
+        step(w, inputs.view(f));
+        REQUIRE(writer->add_frame(inputs.view(f), w).ok());
+        const auto record = inputs.view(f).record();
+        rec.records.emplace_back(record.begin(), record.end());
         rec.hashes.push_back(hash(w));
     }
     if (finish) REQUIRE(writer->finish().ok());

@@ -20,6 +20,7 @@ enum class session_event_kind : std::uint8_t {
     resynchronized,       ///< a snapshot from the server replaced the local world (client)
     wait_recommended,     ///< the client is at its prediction window and stalls (client)
     match_ended,          ///< the server ended the session (client)
+    recording_failed,     ///< the replay could not be written; `text`: path and reason; the match goes on unrecorded (server)
 };
 
 /// @brief One event.

@@ -141,9 +141,16 @@ struct desync_msg {
     std::string diverging; ///< comma-separated section names
 };
 
-/// @brief Either way, reliable: leaving.
+/// @brief Why a bye is sent (bye_msg::reason; docs/protocol.md).
+enum class bye_reason : std::uint8_t {
+    leaving = 0,      ///< client → server: the player leaves the match
+    match_ended = 1,  ///< server → client: the server ended the match
+    acknowledged = 2, ///< client → server: the server's match_ended bye arrived
+};
+
+/// @brief Either way, reliable: leaving, ending the match, or acknowledging its end.
 struct bye_msg {
-    std::uint8_t reason = 0;
+    std::uint8_t reason = 0; ///< a bye_reason
 };
 
 /// @brief XORs each input against the previous one (@p base for the first) and encodes zero

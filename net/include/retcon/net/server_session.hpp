@@ -9,6 +9,7 @@
 #include <string>
 
 #include <retcon/ecs/world.hpp>
+#include <retcon/snapshot/replay.hpp>
 
 #include "events.hpp"
 #include "session_config.hpp"
@@ -26,9 +27,21 @@ struct server_options {
     std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
     std::uint32_t history_frames = 256;            ///< confirmed frames kept for resending
     std::uint32_t forensic_frames = 32;            ///< own snapshots kept to compare with uploads
+    /// @brief Where the match is recorded as a replay (docs/snapshot.md); empty: not recorded.
+    /// The file is created at the first tick with the starting world, every confirmed frame is
+    /// added, and `end_match` finishes it. A failure raises `recording_failed` and the match
+    /// goes on unrecorded (the file stays readable up to its last complete chunk).
+    std::filesystem::path record_path;
+    /// @brief Keyframe spacing, chunking, compression level and metadata of the recording.
+    /// `players`, `input_size` and `tick_hz` are ignored: the session_config's are recorded.
+    replay_settings record_settings;
+    /// @brief After `end_match`, how long to wait for every client to acknowledge the goodbye
+    /// before `finished()` turns true anyway.
+    std::uint32_t end_timeout_ms = 2000;
 };
 
-/// @brief Called once per confirmed frame with the inputs and the world after it (recording).
+/// @brief Called once per confirmed frame with the inputs, the world after it and its hash
+/// (for the game's own uses; `server_options::record_path` records a replay without it).
 using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const world &after, std::uint64_t hash)>;
 
 /**
@@ -42,7 +55,10 @@ using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const 
  * `retcon diff`, names what diverged, and sends the client a fresh snapshot. Late joiners and
  * reconnecting players get a snapshot and play on. Hostile clients (malformed, oversized or
  * out-of-range packets, inputs for another slot, floods) are disconnected; everyone else is
- * unaffected.
+ * unaffected. With `server_options::record_path` set, it records the match as a replay.
+ *
+ * Nothing blocks: `end_match` only starts the ending, and the host keeps calling `poll`
+ * until `finished()` (a host may run many matches on one thread).
  */
 class server_session {
 public:
@@ -56,12 +72,20 @@ public:
     void poll(std::uint64_t now_ms);
     /// @brief True when the next frame's deadline has passed.
     [[nodiscard]] bool should_tick(std::uint64_t now_ms) const;
-    /// @brief Confirms, simulates and broadcasts the next frame.
+    /// @brief Confirms, simulates and broadcasts the next frame (and records it). Does nothing
+    /// once the match is ending.
     void tick();
     /// @brief Pops the next event; false when there is none.
     bool next_event(session_event &out);
-    /// @brief Ends the match: tells every client and disconnects them.
+    /// @brief Ends the match without blocking: stops ticking, finishes the recording, and sends
+    /// every client a goodbye. `poll` goes on servicing the connections; each client that
+    /// acknowledges the goodbye (or disconnects) is then disconnected. Calling it again does
+    /// nothing.
     void end_match();
+    /// @brief True once the match has ended and every client acknowledged the goodbye, or
+    /// `server_options::end_timeout_ms` passed since `end_match` (the rest are disconnected).
+    /// The session may then be destroyed.
+    [[nodiscard]] bool finished() const noexcept;
 
     /// @brief The next frame to confirm.
     [[nodiscard]] std::uint32_t frame() const noexcept;
@@ -71,7 +95,7 @@ public:
     [[nodiscard]] session_stats client_stats(int slot) const;
     /// @brief Totals over all clients (replaced inputs, desyncs, bytes).
     [[nodiscard]] session_stats totals() const;
-    /// @brief Registers the recorder called after each confirmed frame.
+    /// @brief Registers a function called after each confirmed frame.
     void on_confirmed(confirmed_frame_fn fn);
 
 private:

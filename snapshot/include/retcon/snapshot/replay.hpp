@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/schema.hpp>
+#include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
 
 #include "error.hpp"
@@ -26,13 +28,6 @@ namespace retcon {
 inline constexpr std::uint32_t replay_file_magic = 0x50524352u;
 /// @brief Current replay file format version.
 inline constexpr std::uint16_t replay_file_version = 1;
-
-/// @brief Per-player flags stored with each confirmed input.
-enum class input_flags : std::uint8_t {
-    none = 0,
-    present = 1,  ///< the player's slot is occupied this frame
-    replaced = 2, ///< the server substituted this input (it arrived late or not at all)
-};
 
 /// @brief How a replay is laid out; fixed when it is created.
 struct replay_settings {
@@ -51,8 +46,8 @@ struct replay_settings {
  * @brief Writes a replay file as a stream of self-checking chunks.
  *
  * The file starts with a header, the schema block and metadata, then a full keyframe of the
- * starting world. Every frame appends each player's confirmed input and flags plus the hash of
- * the world after that frame; frames are flushed in chunks. Every `keyframe_interval` frames a
+ * starting world. Every frame appends its `frame_inputs` record (each player's `slot_flags`,
+ * then each player's input) plus the hash of the world after that frame; frames are flushed in chunks. Every `keyframe_interval` frames a
  * keyframe is written: a full image every `full_keyframe_every` keyframes, otherwise the XOR
  * against the previous keyframe aligned section by section (a changed pool size does not
  * misalign the others), zstd-compressed. `finish` writes a seek index and a trailer. A writer
@@ -62,7 +57,7 @@ class replay_writer {
 public:
     /// @brief Creates @p path and writes the header and the starting keyframe of @p start
     /// (the state before frame @p start_frame is simulated).
-    static result<replay_writer> create(const std::filesystem::path &path, const world &start, std::uint64_t start_frame,
+    static result<replay_writer> create(const std::filesystem::path &path, const world &start, frame_t start_frame,
                                         replay_settings settings);
 
     replay_writer(replay_writer &&) noexcept;
@@ -70,20 +65,23 @@ public:
     ~replay_writer();
 
     /**
-     * @brief Appends the next frame: @p inputs holds players × input_size bytes, @p flags one
-     * byte per player (input_flags), @p after is the world after simulating the frame. The
-     * writer hashes @p after (or uses @p known_hash) and writes a keyframe when one is due.
+     * @brief Appends the next frame: @p in is the frame's confirmed inputs (as handed to the
+     * step), @p after the world after simulating it. The writer hashes @p after (or uses
+     * @p known, the hash the caller already computed) and writes a keyframe when one is due.
+     *
+     * `in.players()` and `in.input_size()` must equal the settings and `in.frame()` must be
+     * `next_frame()`; otherwise nothing is written and the result is `errc::invalid_argument`.
+     * A world of another schema is `errc::schema_mismatch`.
      */
-    result<void> add_frame(std::span<const std::byte> inputs, std::span<const std::uint8_t> flags, const world &after,
-                           std::optional<hash64> known_hash = std::nullopt);
+    result<void> add_frame(const frame_inputs &in, const world &after, std::optional<hash64> known = std::nullopt);
 
     /// @brief Writes buffered frames as a chunk and fsyncs (a crash after this loses nothing).
     result<void> flush();
     /// @brief Flushes, writes the seek index and trailer, and closes the file.
     result<void> finish();
 
-    /// @brief The next frame number add_frame expects.
-    [[nodiscard]] std::uint64_t next_frame() const noexcept;
+    /// @brief The frame add_frame expects next.
+    [[nodiscard]] frame_t next_frame() const noexcept;
     /// @brief Bytes written so far.
     [[nodiscard]] std::uint64_t bytes_written() const noexcept;
 
@@ -95,7 +93,7 @@ private:
 
 /// @brief One keyframe listed by a replay reader.
 struct replay_keyframe {
-    std::uint64_t frame = 0;        ///< the state at the start of this frame
+    frame_t frame = 0;              ///< the state at the start of this frame
     bool full = false;              ///< full image (else a delta against the previous keyframe)
     std::uint64_t offset = 0;       ///< file offset of its chunk
     std::uint32_t stored_bytes = 0; ///< compressed size
@@ -108,7 +106,8 @@ struct replay_keyframe {
  * Opening validates the header, schema and metadata, scans every chunk header, and decodes and
  * checksums every frame chunk; keyframes are decoded on demand (or all of them by `check`). A
  * file cut short (a crashed writer) is readable up to its last complete chunk and reports
- * `complete() == false`.
+ * `complete() == false`. The file stores 64-bit frame numbers; one beyond `max_frame` is
+ * `errc::corrupt`.
  */
 class replay_reader {
 public:
@@ -125,31 +124,30 @@ public:
     [[nodiscard]] const retcon::schema &schema() const noexcept;
     [[nodiscard]] const replay_settings &settings() const noexcept;
     /// @brief First frame with inputs (the starting keyframe's frame).
-    [[nodiscard]] std::uint64_t start_frame() const noexcept;
+    [[nodiscard]] frame_t start_frame() const noexcept;
     /// @brief Number of frames with inputs.
-    [[nodiscard]] std::uint64_t frame_count() const noexcept;
+    [[nodiscard]] std::uint32_t frame_count() const noexcept;
     /// @brief One past the last frame with inputs.
-    [[nodiscard]] std::uint64_t end_frame() const noexcept { return start_frame() + frame_count(); }
+    [[nodiscard]] frame_t end_frame() const noexcept { return start_frame() + frame_count(); }
     /// @brief True if the file ends with a valid seek index and trailer (the writer finished).
     [[nodiscard]] bool complete() const noexcept;
     /// @brief If not complete, where the readable part ends and why.
     [[nodiscard]] const std::string &truncation_note() const noexcept;
     [[nodiscard]] std::uint64_t file_bytes() const noexcept;
 
-    /// @brief All players' inputs of @p frame (players × input_size bytes). @warning frame must
-    /// be in [start_frame, end_frame).
-    [[nodiscard]] std::span<const std::byte> inputs(std::uint64_t frame) const noexcept;
-    /// @brief Per-player input_flags of @p frame.
-    [[nodiscard]] std::span<const std::uint8_t> flags(std::uint64_t frame) const noexcept;
-    /// @brief Hash of the world after simulating @p frame.
-    [[nodiscard]] hash64 hash(std::uint64_t frame) const noexcept;
+    /// @brief The confirmed inputs of @p frame, exactly as recorded (valid while the reader
+    /// lives). A frame outside [start_frame, end_frame) is misuse.
+    [[nodiscard]] frame_inputs inputs(frame_t frame) const;
+    /// @brief Hash of the world after simulating @p frame. A frame outside
+    /// [start_frame, end_frame) is misuse.
+    [[nodiscard]] hash64 hash(frame_t frame) const;
 
     /// @brief Keyframes, in frame order.
     [[nodiscard]] std::span<const replay_keyframe> keyframes() const noexcept;
     /// @brief Decodes keyframe @p index (resolving deltas) into @p out.
     result<void> keyframe_image(std::size_t index, snapshot &out) const;
     /// @brief Restores the latest keyframe at or before @p frame into @p w; returns its frame.
-    result<std::uint64_t> restore_keyframe(world &w, std::uint64_t frame) const;
+    result<frame_t> restore_keyframe(world &w, frame_t frame) const;
 
     /// @brief Decodes every keyframe and checks every checksum, and that each keyframe's world
     /// hash equals the hash recorded for the frame before it. Calls @p progress(done, total).
@@ -161,28 +159,25 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-/// @brief A game's deterministic step: simulate one frame of @p w with every player's inputs.
-using replay_step_fn = std::function<void(world &w, std::uint64_t frame, std::span<const std::byte> inputs,
-                                          std::span<const std::uint8_t> flags)>;
-
 /// @brief What `verify` found.
 struct verify_report {
-    std::uint64_t frames_checked = 0;
-    std::optional<std::uint64_t> first_mismatch; ///< first frame whose hash differs
-    hash64 expected = 0;
-    hash64 actual = 0;
+    std::uint64_t frames_checked = 0;     ///< frames re-simulated up to the first mismatch
+    std::optional<frame_t> first_mismatch; ///< first frame whose hash differs
+    hash64 expected = 0;                  ///< recorded hash of that frame
+    hash64 actual = 0;                    ///< hash after re-simulating it
     /// @brief Sections that differ at the first keyframe after the mismatch (if one exists).
     std::vector<std::string> diverging;
     [[nodiscard]] bool ok() const noexcept { return !first_mismatch; }
 };
 
 /**
- * @brief Re-simulates the replay from its starting keyframe with @p step and compares every
- * frame's hash with the recorded one. @p w must be a world of the game's own schema (built
- * from the game's types, so the step function can use them) whose hash equals the replay's;
- * a world built from `reader.schema()` alone has no typed access.
+ * @brief Re-simulates the replay from its starting keyframe with the game's own @p step (the
+ * one its sessions run) and compares every frame's hash with the recorded one. @p w must be a
+ * world of the game's own schema (built from the game's types, so the step can use them)
+ * whose hash equals the replay's; a world built from `reader.schema()` alone has no typed
+ * access.
  */
-result<verify_report> verify(const replay_reader &reader, world &w, const replay_step_fn &step);
+result<verify_report> verify(const replay_reader &reader, world &w, const step_function &step);
 
 } // namespace retcon
 
