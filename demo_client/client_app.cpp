@@ -54,9 +54,9 @@ int run_client(const client_settings &s) {
     world w{make_schema()};
     init_world(w);
     game g;
-    auto config = make_config(s.players, s.tick_hz);
-    config.input_delay = static_cast<std::uint8_t>(s.input_delay);
-    config.max_input_delay = static_cast<std::uint8_t>(s.max_input_delay);
+    // Only what is compiled in matters here (input layout, content version); the player slots,
+    // tick rate and input delay come from the server's welcome.
+    const auto config = make_config(1);
     auto net = make_enet_client(s.host, s.port);
     if (!net) {
         std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
@@ -65,11 +65,12 @@ int run_client(const client_settings &s) {
     client_options opt;
     opt.name = s.name;
     opt.spectator = s.spectate;
+    opt.connect_timeout_ms = s.connect_timeout_ms;
     client_session client{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, opt};
     std::ofstream hash_log;
     if (!s.hash_log.empty()) {
         hash_log.open(s.hash_log);
-        client.on_confirmed_hash([&hash_log](std::uint32_t f, std::uint64_t h) { hash_log << f << ' ' << h << '\n'; });
+        client.on_confirmed_hash([&hash_log](frame_t f, std::uint64_t h) { hash_log << f << ' ' << h << '\n'; });
     }
     std::unique_ptr<terminal> term;
     if (!s.headless) {
@@ -99,7 +100,7 @@ int run_client(const client_settings &s) {
             reason = "left the match";
             break;
         }
-        if (!corrupted && s.debug_desync >= 0 && client.current_frame() >= static_cast<std::uint32_t>(s.debug_desync) &&
+        if (!corrupted && s.debug_desync >= 0 && client.current_frame() >= static_cast<frame_t>(s.debug_desync) &&
             client.state() == client_state::running) {
             corrupted = true;
             client.debug_corrupt([](world &ww) {

@@ -11,8 +11,6 @@ struct client_settings {
     std::string host = "127.0.0.1";
     std::uint16_t port = 7777;
     std::string name = "player";
-    int input_delay = 2;          ///< minimum input delay (frames)
-    int max_input_delay = 6;      ///< the delay adapts up to this with the round trip (= input_delay: fixed)
     bool bot = false;
     bool headless = false;
     bool spectate = false;
@@ -23,8 +21,9 @@ struct client_settings {
     std::int64_t debug_desync = -1; ///< corrupt one component at this frame (desync drill)
     double duration_s = 0;        ///< leave after this long (0: until the match ends)
     double speed = 1.0;           ///< replay playback speed
-    std::uint16_t tick_hz = 60;
-    std::uint8_t players = 2;     ///< must match the server
+    std::uint32_t connect_timeout_ms = 5000; ///< give up if the server has not welcomed us by then
+    // Player slots, tick rate and input delay are the server's (protocol version 2): the
+    // client learns them from the welcome.
 };
 
 /// @brief Plays a live match; returns the exit status (0: match ended normally).

@@ -7,13 +7,19 @@
 int main(int argc, char **argv) {
     retcon::demo::client_settings s;
     std::string connect = "127.0.0.1:7777";
-    CLI::App app{"retcon demo client: the arena game over ENet with prediction and rollback"};
+    CLI::App app{"retcon demo client: the arena game over ENet with prediction and rollback.\n"
+                 "It needs only the server's address: player slots, tick rate and input delay come from the server."};
     app.add_option("--connect", connect, "server HOST:PORT")->capture_default_str();
     app.add_option("--name", s.name, "player name")->capture_default_str();
-    app.add_option("--input-delay", s.input_delay, "frames of input delay (the minimum when adaptive)")->check(CLI::Range(0, 10))->capture_default_str();
-    app.add_option("--max-input-delay", s.max_input_delay, "input delay adapts to half the round trip up to this")->check(CLI::Range(0, 30))->capture_default_str();
-    app.add_option("--players", s.players, "player slots (must match the server)")->check(CLI::Range(1, 8))->capture_default_str();
-    app.add_option("--tick", s.tick_hz, "simulation rate (must match the server)")->capture_default_str();
+    app.add_option("--connect-timeout", s.connect_timeout_ms, "give up after this many ms without the server's welcome")
+        ->capture_default_str();
+    // Protocol version 2: the server sends player slots, tick rate and input delay in its
+    // welcome. The old options are still accepted (scripts pass them) and ignored.
+    int ignored[4] = {};
+    const char *const old_options[4] = {"--players", "--tick", "--input-delay", "--max-input-delay"};
+    for (int i = 0; i < 4; ++i)
+        app.add_option(old_options[i], ignored[i], "ignored: the server sets it (protocol version 2)")
+            ->group("Ignored (the server decides)");
     app.add_flag("--bot", s.bot, "play by itself (seeded)");
     app.add_flag("--headless", s.headless, "draw nothing; print a summary at exit");
     app.add_flag("--spectate", s.spectate, "watch without a player slot");

@@ -28,18 +28,18 @@ struct client_session::impl final : transport_handler {
     client_state state = client_state::connecting;
     int slot = -1;
     std::uint64_t token = 0;
-    std::size_t players = 0, isz = 0, rec = 0;
+    std::size_t players = 0, isz = 0, rec = 0; // players and rec: from the welcome
     std::uint32_t max_frames_per_packet = 1;
     snapshot_ring ring;
     internal::frame_ring confirmed, used, local;
-    std::uint32_t current = 0, confirmed_end = 0, sync_frame = 0;
-    std::uint32_t first_wrong = wire::no_frame;
-    std::uint32_t next_checksum = 0;
-    std::uint32_t pending_checksum_frame = wire::no_frame;
+    frame_t current = 0, confirmed_end = 0, sync_frame = 0;
+    frame_t first_wrong = no_frame;
+    frame_t next_checksum = 0;
+    frame_t pending_checksum_frame = no_frame;
     std::uint64_t pending_checksum = 0;
     int checksum_sends = 0;
-    std::uint32_t server_ack_input = 0;
-    std::uint32_t local_next = 0;
+    frame_t server_ack_input = 0;
+    frame_t local_next = 0;
     bool resimulating = false;
     bool stalled = false;
     std::vector<std::byte> last_confirmed; // record of confirmed_end - 1 (prediction source)
@@ -53,6 +53,8 @@ struct client_session::impl final : transport_handler {
     std::uint64_t bytes_in = 0, bytes_out = 0;
 
     std::uint64_t now = 0;
+    std::uint64_t connect_start = 0;       // first poll: the connect timeout counts from here
+    bool transport_up = false;             // the transport reported on_connect
     double period = 1000.0 / 60.0;
     double next_tick = 0;
     double rate_adj = 0;
@@ -64,12 +66,12 @@ struct client_session::impl final : transport_handler {
     bool interrupted = false;
     bool have_rtt = false;
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
-    std::uint32_t last_packet_server_frame = 0;
+    frame_t last_packet_server_frame = 0;
 
     internal::transfer_receiver transfer{wire::limits::max_snapshot};
     std::vector<snapshot> forensic{forensic_slots};
-    std::vector<std::uint32_t> forensic_frame = std::vector<std::uint32_t>(forensic_slots, wire::no_frame);
-    std::function<void(std::uint32_t, std::uint64_t)> hash_cb;
+    std::vector<frame_t> forensic_frame = std::vector<frame_t>(forensic_slots, no_frame);
+    std::function<void(frame_t, std::uint64_t)> hash_cb;
     std::function<void(world &)> corrupt;
 
     std::vector<std::byte> out;
@@ -80,26 +82,50 @@ struct client_session::impl final : transport_handler {
     impl(session_config c, world &wr, step_function s, transport &t, client_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
           ring{std::size_t{cfg.prediction_window} + 2u} {
-        internal::check_config(cfg);
-        players = cfg.max_players;
+        internal::check_config(cfg, internal::config_side::client);
         isz = cfg.input_size;
-        rec = players * (1u + isz);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
             std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
+        window.reserve(wire::limits::max_frames_per_packet * isz);
+    }
+
+    /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
+    /// sizes every buffer for them: the only allocations after construction.
+    void adopt(const wire::welcome_msg &m) {
+        cfg.max_players = m.max_players;
+        cfg.tick_hz = m.tick_hz;
+        cfg.input_delay = m.input_delay;
+        cfg.max_input_delay = m.max_input_delay;
+        players = cfg.max_players;
+        rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         delay = cfg.input_delay;
+        st.input_delay = delay;
         const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
                                 2u * wire::limits::max_frames_per_packet + 64u;
         confirmed.reset(cap, rec);
         used.reset(cap, rec);
         local.reset(cap, isz);
         last_confirmed.assign(rec, std::byte{0});
-        window.reserve(wire::limits::max_frames_per_packet * isz);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
     }
 
-    void emit(session_event_kind k, std::uint32_t frame, int s = -1, std::string text = {}) {
+    /// "HOST:PORT" of the server where the transport knows it.
+    std::string server_name() const {
+        const std::string a = net.peer_address(0);
+        return a.empty() ? std::string{"the server"} : a;
+    }
+
+    /// Gives up before the match started (no welcome): the transport is closed.
+    void fail_to_connect() {
+        state = client_state::disconnected;
+        emit(session_event_kind::disconnected, current, slot,
+             transport_up ? server_name() + " did not answer the handshake" : "could not connect to " + server_name());
+        net.disconnect(0);
+    }
+
+    void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
         events.push_back(session_event{k, frame, s, std::move(text)});
     }
 
@@ -110,14 +136,13 @@ struct client_session::impl final : transport_handler {
 
     // ---------------------------------------------------------------- transport events
     void on_connect(peer_id) override {
+        transport_up = true;
         emit(session_event_kind::connected, 0);
         wire::hello_msg h;
         h.schema_hash = w.schema_hash();
         h.input_layout_hash = cfg.input_layout_hash;
         h.content_version = cfg.content_version;
-        h.tick_hz = cfg.tick_hz;
         h.input_size = cfg.input_size;
-        h.max_players = cfg.max_players;
         h.spectator = opt.spectator;
         h.reconnect_token = opt.reconnect_token;
         h.name = opt.name;
@@ -126,7 +151,10 @@ struct client_session::impl final : transport_handler {
     }
 
     void on_disconnect(peer_id) override {
-        if (state != client_state::rejected && state != client_state::disconnected) {
+        if (state == client_state::connecting && !transport_up) { // the attempt itself failed
+            state = client_state::disconnected;
+            emit(session_event_kind::disconnected, current, slot, "could not connect to " + server_name());
+        } else if (state != client_state::rejected && state != client_state::disconnected) {
             state = client_state::disconnected;
             emit(session_event_kind::disconnected, current, slot, "connection closed");
         }
@@ -141,27 +169,31 @@ struct client_session::impl final : transport_handler {
         }
         switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
         case wire::message_kind::welcome: {
+            // One welcome per connection; another one (or one on the wrong channel) is ignored.
+            if (ch != wire::channel::control || state != client_state::connecting) return;
             wire::welcome_msg m;
-            if (ch != wire::channel::control || !wire::decode(data, m)) return;
-            if (m.max_players != cfg.max_players) { // the server checks this too; never wait silently
-                state = client_state::rejected;
-                emit(session_event_kind::rejected, 0, -1, "server has " + std::to_string(m.max_players) + " player slots, we expect " +
-                                                              std::to_string(cfg.max_players));
+            if (auto r = wire::decode(data, m); !r) { // we cannot play what we cannot read: never wait silently
+                state = client_state::disconnected;
+                emit(session_event_kind::disconnected, current, slot, "unreadable welcome from server: " + r.message());
                 net.disconnect(0);
                 return;
             }
+            adopt(m);
             slot = m.slot == 0xff ? -1 : m.slot;
             token = m.token;
-            if (state == client_state::connecting) state = client_state::loading;
+            state = client_state::loading;
             // Reliable channels are ordered each on its own: the snapshot may have beaten us.
             if (transfer.complete()) load_snapshot();
             return;
         }
         case wire::message_kind::reject: {
+            // Also after a disconnect: the simulated network may report the close before the
+            // reject that preceded it, and the reason is what the player needs to see.
+            if (state == client_state::rejected) return;
             wire::reject_msg m;
-            if (!wire::decode(data, m)) return;
+            const auto r = wire::decode(data, m);
             state = client_state::rejected;
-            emit(session_event_kind::rejected, 0, -1, m.text);
+            emit(session_event_kind::rejected, 0, -1, r ? m.text : "refused (unreadable reason: " + r.message() + ")");
             return;
         }
         case wire::message_kind::snapshot_chunk: {
@@ -222,12 +254,19 @@ struct client_session::impl final : transport_handler {
             state = client_state::disconnected;
             return;
         }
-        const auto f = static_cast<std::uint32_t>(file->frame);
+        const auto at = to_frame(file->frame);
+        if (!at) {
+            emit(session_event_kind::disconnected, current, slot, "bad snapshot from server: " + at.message());
+            state = client_state::disconnected;
+            net.disconnect(0);
+            return;
+        }
+        const frame_t f = *at;
         const bool first = state == client_state::loading;
         current = confirmed_end = sync_frame = next_checksum = f;
         local_next = f + delay;
         server_ack_input = 0;
-        first_wrong = wire::no_frame;
+        first_wrong = no_frame;
         have_last_confirmed = false;
         have_presence = false;
         ring.clear();
@@ -280,7 +319,7 @@ struct client_session::impl final : transport_handler {
         // Store new confirmed frames; compare with what we simulated.
         const std::size_t cap = confirmed.capacity();
         for (std::uint32_t k = 0; k < cmsg.count; ++k) {
-            const std::uint32_t f = cmsg.first_frame + k;
+            const frame_t f = cmsg.first_frame + k;
             if (f < confirmed_end || confirmed.has(f)) continue;
             if (f >= confirmed_end + cap - 8u) break; // too far ahead of what we can hold
             std::byte *slot_rec = confirmed.put(f);
@@ -300,7 +339,7 @@ struct client_session::impl final : transport_handler {
 
     /// Raises player_joined / player_left when a slot's presence changes in the confirmed stream
     /// (the first confirmed frame after a (re)synchronisation sets the baseline silently).
-    void note_presence(std::uint32_t f, const std::byte *record) {
+    void note_presence(frame_t f, const std::byte *record) {
         std::uint32_t present = 0;
         for (std::size_t p = 0; p < players; ++p)
             if ((static_cast<std::uint8_t>(record[p]) & static_cast<std::uint8_t>(slot_flags::present)) != 0)
@@ -353,7 +392,7 @@ struct client_session::impl final : transport_handler {
         rate_adj = std::clamp((err - (err > 0 ? deadband : -deadband)) * 0.003, -0.03, 0.03);
     }
 
-    bool upload_forensic(std::uint32_t frame) {
+    bool upload_forensic(frame_t frame) {
         for (std::size_t i = 0; i < forensic_slots; ++i) {
             if (forensic_frame[i] != frame) continue;
             const auto file = encode_snapshot_file(forensic[i], w.get_schema(), 1);
@@ -364,7 +403,7 @@ struct client_session::impl final : transport_handler {
     }
 
     // ---------------------------------------------------------------- simulation
-    void predict_record(std::uint32_t f, std::byte *r) {
+    void predict_record(frame_t f, std::byte *r) {
         for (std::size_t p = 0; p < players; ++p) {
             std::byte *flag = r + p;
             std::byte *in = r + players + p * isz;
@@ -381,7 +420,7 @@ struct client_session::impl final : transport_handler {
         }
     }
 
-    void simulate(std::uint32_t f) {
+    void simulate(frame_t f) {
         std::byte *r = used.put(f);
         if (const std::byte *c = confirmed.get(f)) std::memcpy(r, c, rec);
         else predict_record(f, r);
@@ -389,16 +428,16 @@ struct client_session::impl final : transport_handler {
     }
 
     void rollback() {
-        if (first_wrong == wire::no_frame) return;
-        const std::uint32_t from = first_wrong;
-        first_wrong = wire::no_frame;
+        if (first_wrong == no_frame) return;
+        const frame_t from = first_wrong;
+        first_wrong = no_frame;
         if (from >= current) return;
         if (auto r = ring.restore(w, from); !r) {
             emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
             return;
         }
         resimulating = true;
-        for (std::uint32_t f = from; f < current; ++f) {
+        for (frame_t f = from; f < current; ++f) {
             if (f != from) ring.save(w, f);
             simulate(f);
         }
@@ -413,7 +452,7 @@ struct client_session::impl final : transport_handler {
             return;
         }
         for (; next_checksum < confirmed_end && next_checksum + 1u <= current; ++next_checksum) {
-            const std::uint32_t f = next_checksum;
+            const frame_t f = next_checksum;
             if (f % cfg.checksum_interval != 0) continue;
             const std::size_t fs = f / std::max<std::uint32_t>(cfg.checksum_interval, 1u) % forensic_slots;
             if (f + 1u == current) save(w, forensic[fs], f + 1u);
@@ -491,19 +530,19 @@ struct client_session::impl final : transport_handler {
     void stamp_feedback() {
         imsg.ack_confirmed = confirmed_end;
         imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
-        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : wire::no_frame;
+        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : no_frame;
         imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
         if (checksum_sends > 0) --checksum_sends;
     }
 
     void send_inputs() {
         if (slot < 0) return send_ack();
-        const std::uint32_t end = local_next;
-        std::uint32_t first = std::max(server_ack_input, sync_frame);
+        const frame_t end = local_next;
+        frame_t first = std::max(server_ack_input, sync_frame);
         if (end > max_frames_per_packet && first < end - max_frames_per_packet) first = end - max_frames_per_packet;
         window.clear();
         std::uint32_t count = 0;
-        for (std::uint32_t f = first; f < end; ++f) {
+        for (frame_t f = first; f < end; ++f) {
             const std::byte *in = local.get(f);
             if (!in) { // not held any more: start after it
                 window.clear();
@@ -526,7 +565,11 @@ struct client_session::impl final : transport_handler {
     void poll(std::uint64_t t) {
         now = t;
         if (last_recv == 0) last_recv = t;
+        if (connect_start == 0) connect_start = t | 1u; // never 0: "not started"
         net.poll(t, *this);
+        if (state == client_state::connecting && opt.connect_timeout_ms != 0 &&
+            now - std::min(now, connect_start) >= opt.connect_timeout_ms)
+            fail_to_connect();
         if (state == client_state::running || state == client_state::loading) {
             const std::uint64_t silent = now - last_recv;
             if (!interrupted && silent >= cfg.interrupt_ms) {
@@ -579,11 +622,19 @@ void client_session::leave() {
 client_state client_session::state() const noexcept { return impl_->state; }
 const session_stats &client_session::stats() const noexcept { return impl_->st; }
 int client_session::slot() const noexcept { return impl_->slot; }
-std::uint32_t client_session::current_frame() const noexcept { return impl_->current; }
-std::uint32_t client_session::confirmed_frame() const noexcept { return impl_->confirmed_end; }
+std::size_t client_session::players() const noexcept { return impl_->players; }
+std::uint16_t client_session::tick_hz() const noexcept { return impl_->players == 0 ? std::uint16_t{0} : impl_->cfg.tick_hz; }
+frame_t client_session::current_frame() const noexcept { return impl_->current; }
+frame_t client_session::confirmed_frame() const noexcept { return impl_->confirmed_end; }
+bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
+    if (slot >= impl_->players)
+        internal::misuse("client_session::is_predicted: slot %zu is outside the match's %zu player slots", slot,
+                         impl_->players);
+    return frame >= impl_->confirmed_end && !impl_->confirmed.has(frame);
+}
 bool client_session::is_resimulating() const noexcept { return impl_->resimulating; }
 std::uint64_t client_session::reconnect_token() const noexcept { return impl_->token; }
-void client_session::on_confirmed_hash(std::function<void(std::uint32_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
+void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
 void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }
 
 } // namespace retcon

@@ -3,7 +3,9 @@
 
 #include <enet/enet.h>
 
+#include <array>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -29,8 +31,9 @@ void release_enet() {
 
 class enet_transport final : public transport {
 public:
-    enet_transport(ENetHost *host, bool is_server, const enet_options &options)
-        : host_{host}, server_{is_server}, options_{options} {}
+    enet_transport(ENetHost *host, bool is_server, const enet_options &options, ENetPeer *pending = nullptr,
+                   std::string remote = {})
+        : host_{host}, server_{is_server}, options_{options}, pending_{pending}, remote_{std::move(remote)} {}
 
     ~enet_transport() override {
         for (auto &[id, peer] : peers_) enet_peer_disconnect_now(peer, 0);
@@ -51,6 +54,11 @@ public:
     }
 
     void disconnect(peer_id id) override {
+        if (!server_ && id == 0 && pending_) { // still connecting: abandon the attempt quietly
+            enet_peer_reset(pending_);
+            pending_ = nullptr;
+            return;
+        }
         const auto it = peers_.find(id);
         if (it == peers_.end()) return;
         enet_peer_disconnect_later(it->second, 0);
@@ -62,6 +70,7 @@ public:
             switch (ev.type) {
             case ENET_EVENT_TYPE_CONNECT: {
                 const peer_id id = server_ ? next_id_++ : 0;
+                if (!server_) pending_ = nullptr;
                 configure(ev.peer);
                 ev.peer->data = reinterpret_cast<void *>(static_cast<std::uintptr_t>(id) + 1u);
                 peers_[id] = ev.peer;
@@ -74,7 +83,8 @@ public:
                     peers_.erase(id);
                     ev.peer->data = nullptr;
                     h.on_disconnect(id);
-                } else if (!server_) {
+                } else if (!server_ && pending_) {
+                    pending_ = nullptr;
                     h.on_disconnect(0); // the connection attempt failed
                 }
                 break;
@@ -104,6 +114,15 @@ public:
                 static_cast<double>(p->packetLoss) / static_cast<double>(ENET_PEER_PACKET_LOSS_SCALE)};
     }
 
+    std::string peer_address(peer_id id) const override {
+        if (!server_) return id == 0 ? remote_ : std::string{};
+        const auto it = peers_.find(id);
+        if (it == peers_.end()) return {};
+        std::array<char, 64> ip{};
+        if (enet_address_get_host_ip(&it->second->address, ip.data(), ip.size()) != 0) return {};
+        return std::string(ip.data()) + ":" + std::to_string(it->second->address.port);
+    }
+
 private:
     void configure(ENetPeer *peer) const {
         enet_peer_timeout(peer, 0, options_.timeout_min_ms, options_.timeout_max_ms);
@@ -114,6 +133,8 @@ private:
     ENetHost *host_;
     bool server_;
     enet_options options_;
+    ENetPeer *pending_;  // client: the server's peer until it connects (or fails)
+    std::string remote_; // client: "HOST:PORT" as asked
     peer_id next_id_ = 0;
     std::unordered_map<peer_id, ENetPeer *> peers_;
 };
@@ -161,7 +182,8 @@ result<std::unique_ptr<transport>> make_enet_client(const std::string &host_name
         release_enet();
         return error{errc::io, "cannot start connecting to " + host_name + ":" + std::to_string(port)};
     }
-    return std::unique_ptr<transport>(new enet_transport(host, false, options));
+    return std::unique_ptr<transport>(
+        new enet_transport(host, false, options, peer, host_name + ":" + std::to_string(port)));
 }
 
 } // namespace retcon

@@ -3,12 +3,20 @@
 #include <retcon/internal/byte_io.hpp>
 
 #include <cstring>
+#include <string_view>
 
 namespace retcon::wire {
 
 namespace {
 
 using reader = internal::byte_reader;
+
+// Static texts shared by every decoder. Rejections are built from these and an offset only
+// (no std::string, no allocation): docs/protocol.md, "Decoding".
+constexpr const char *empty_text = "empty packet";
+constexpr const char *kind_text = "message of another kind";
+constexpr const char *truncated_text = "message ends before its last field";
+constexpr const char *trailing_text = "bytes after the end of the message";
 
 /// Starts a message: clears @p out and returns a writer for it.
 internal::byte_writer start(std::vector<std::byte> &out, message_kind kind) {
@@ -18,7 +26,27 @@ internal::byte_writer start(std::vector<std::byte> &out, message_kind kind) {
     return w;
 }
 
-bool expect_kind(reader &r, message_kind k) { return r.u8() == static_cast<std::uint8_t>(k); }
+/// Reads the kind byte.
+result<void> expect_kind(std::span<const std::byte> in, reader &r, message_kind k) {
+    if (in.empty()) return error{errc::truncated, empty_text, 0};
+    if (r.u8() != static_cast<std::uint8_t>(k)) return error{errc::bad_magic, kind_text, 0};
+    return {};
+}
+
+/// After the last field: everything was there and nothing follows.
+result<void> expect_end(const reader &r) {
+    if (!r.ok()) return error{errc::truncated, truncated_text, r.offset()};
+    if (r.remaining() != 0) return error{errc::corrupt, trailing_text, r.offset()};
+    return {};
+}
+
+/// A length-prefixed text whose length was already read (at byte @p at): its bytes, or an
+/// error if it is longer than @p max. The caller copies it only once the message is accepted.
+result<std::string_view> text_bytes(reader &r, std::size_t n, std::size_t max, std::uint64_t at, const char *too_long) {
+    if (n > max) return error{errc::too_large, too_long, at};
+    const auto b = r.bytes(n);
+    return std::string_view{reinterpret_cast<const char *>(b.data()), b.size()};
+}
 
 // Zero-run coding: a non-zero byte stands for itself; 0x00 n stands for n+1 zero bytes.
 void rle_append(std::vector<std::byte> &out, std::span<const std::byte> raw) {
@@ -36,22 +64,60 @@ void rle_append(std::vector<std::byte> &out, std::span<const std::byte> raw) {
     }
 }
 
-bool rle_decode(std::span<const std::byte> in, std::size_t expected, std::vector<std::byte> &out) {
-    out.clear();
+/// Checks that @p in decodes to exactly @p expected bytes, writing nothing (so a rejection
+/// never grows a buffer). Offsets are @p at + the position in @p in.
+result<void> rle_check(std::span<const std::byte> in, std::size_t expected, std::uint64_t at) {
+    std::size_t n = 0;
     for (std::size_t i = 0; i < in.size();) {
         if (in[i] != std::byte{0}) {
-            if (out.size() == expected) return false;
-            out.push_back(in[i++]);
+            if (n == expected) return error{errc::corrupt, "inputs decode to more bytes than declared", at + i};
+            ++n;
+            ++i;
             continue;
         }
-        if (i + 1 >= in.size()) return false;
+        if (i + 1 >= in.size()) return error{errc::truncated, "zero run without its length", at + i};
         const std::size_t run = static_cast<std::size_t>(in[i + 1]) + 1u;
-        if (out.size() + run > expected) return false;
-        out.insert(out.end(), run, std::byte{0});
+        if (n + run > expected) return error{errc::corrupt, "inputs decode to more bytes than declared", at + i};
+        n += run;
         i += 2;
     }
-    return out.size() == expected;
+    if (n != expected) return error{errc::truncated, "inputs decode to fewer bytes than declared", at + in.size()};
+    return {};
 }
+
+/// Expands a payload rle_check accepted into @p out (exactly its decoded size).
+void rle_expand(std::span<const std::byte> in, std::span<std::byte> out) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < in.size();) {
+        if (in[i] != std::byte{0}) {
+            out[n++] = in[i++];
+            continue;
+        }
+        const std::size_t run = static_cast<std::size_t>(in[i + 1]) + 1u;
+        std::memset(out.data() + n, 0, run);
+        n += run;
+        i += 2;
+    }
+}
+
+result<void> decode_inputs_at(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t record,
+                              std::size_t count, std::vector<std::byte> &out, std::uint64_t at) {
+    if (record == 0) return error{errc::invalid_argument, "input records of zero bytes", at};
+    if (count * record > limits::max_frames_per_packet * limits::max_players * (limits::max_input_size + 1u))
+        return error{errc::too_large, "inputs exceed the protocol's bound", at};
+    if (auto r = rle_check(encoded, count * record, at); !r) return r;
+    out.resize(count * record);
+    rle_expand(encoded, out);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::byte prev = i < record ? (i < base.size() ? base[i] : std::byte{0}) : out[i - record];
+        out[i] ^= prev;
+    }
+    return {};
+}
+
+// Byte offsets of the payload length in input and confirmed messages (docs/protocol.md).
+constexpr std::size_t input_payload_at = 1 + 1 + 4 + 4 + 1 + 4 + 4 + 8;
+constexpr std::size_t confirmed_payload_at = 1 + 4 + 2 + 4 + 2 + 4 + 4 + 1 + 1 + 1;
 
 } // namespace
 
@@ -67,21 +133,21 @@ void encode_inputs(std::span<const std::byte> inputs, std::span<const std::byte>
     rle_append(out, x);
 }
 
-bool decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t input_size,
-                   std::size_t count, std::vector<std::byte> &out) {
-    if (input_size == 0 || count * input_size > limits::max_frames_per_packet * limits::max_players * (limits::max_input_size + 1u))
-        return false;
-    if (!rle_decode(encoded, count * input_size, out)) return false;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const std::byte prev = i < input_size ? (i < base.size() ? base[i] : std::byte{0}) : out[i - input_size];
-        out[i] ^= prev;
-    }
-    return true;
+result<void> decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t input_size,
+                           std::size_t count, std::vector<std::byte> &out) {
+    return decode_inputs_at(encoded, base, input_size, count, out, 0);
 }
 
 std::uint8_t peek_kind(std::span<const std::byte> packet) noexcept {
     return packet.empty() ? 0 : static_cast<std::uint8_t>(packet[0]);
 }
+
+std::uint16_t peek_hello_version(std::span<const std::byte> packet) noexcept {
+    if (packet.size() < 3) return 0;
+    return static_cast<std::uint16_t>(static_cast<unsigned>(packet[1]) | static_cast<unsigned>(packet[2]) << 8u);
+}
+
+// ------------------------------------------------------------------------------------ hello
 
 void encode(const hello_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::hello);
@@ -89,53 +155,78 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     w.u64(m.schema_hash);
     w.u64(m.input_layout_hash);
     w.u64(m.content_version);
-    w.u16(m.tick_hz);
     w.u16(m.input_size);
-    w.u8(m.max_players);
     w.u8(m.spectator ? 1 : 0);
     w.u64(m.reconnect_token);
     w.text8(m.name, limits::max_name);
 }
 
-bool decode(std::span<const std::byte> in, hello_msg &m) {
+result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::hello)) return false;
-    m.version = r.u16();
-    m.schema_hash = r.u64();
-    m.input_layout_hash = r.u64();
-    m.content_version = r.u64();
-    m.tick_hz = r.u16();
-    m.input_size = r.u16();
-    m.max_players = r.u8();
+    if (auto k = expect_kind(in, r, message_kind::hello); !k) return k;
+    const auto version = r.u16();
+    if (!r.ok()) return error{errc::truncated, truncated_text, r.offset()};
+    if (version != protocol_version) return error{errc::bad_version, "hello of another protocol version", 1};
+    const auto schema_hash = r.u64();
+    const auto layout = r.u64();
+    const auto content = r.u64();
+    const auto input_size = r.u16();
+    const auto flags_at = r.offset();
     const auto flags = r.u8();
-    m.spectator = (flags & 1u) != 0;
-    m.reconnect_token = r.u64();
-    m.name = r.text(r.u8(), limits::max_name);
-    return r.done() && flags <= 1u;
+    const auto token = r.u64();
+    const auto name_at = r.offset();
+    const auto name = text_bytes(r, r.u8(), limits::max_name, name_at, "player name longer than 32 bytes");
+    if (!name) return name.err();
+    if (auto e = expect_end(r); !e) return e;
+    if (flags > 1u) return error{errc::corrupt, "unknown hello flags", flags_at};
+    m.version = version;
+    m.schema_hash = schema_hash;
+    m.input_layout_hash = layout;
+    m.content_version = content;
+    m.input_size = input_size;
+    m.spectator = flags == 1u;
+    m.reconnect_token = token;
+    m.name.assign(name->data(), name->size());
+    return {};
 }
+
+// ---------------------------------------------------------------------------------- welcome
 
 void encode(const welcome_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::welcome);
     w.u8(m.slot);
     w.u8(m.max_players);
-    w.u8(m.input_delay);
     w.u16(m.tick_hz);
+    w.u8(m.input_delay);
+    w.u8(m.max_input_delay);
     w.u32(m.server_frame);
     w.u64(m.token);
 }
 
-bool decode(std::span<const std::byte> in, welcome_msg &m) {
+result<void> decode(std::span<const std::byte> in, welcome_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::welcome)) return false;
-    m.slot = r.u8();
-    m.max_players = r.u8();
-    m.input_delay = r.u8();
-    m.tick_hz = r.u16();
-    m.server_frame = r.u32();
-    m.token = r.u64();
-    return r.done() && m.max_players >= 1 && m.max_players <= limits::max_players &&
-           (m.slot == 0xff || m.slot < m.max_players) && m.tick_hz > 0;
+    if (auto k = expect_kind(in, r, message_kind::welcome); !k) return k;
+    welcome_msg v;
+    v.slot = r.u8();
+    v.max_players = r.u8();
+    v.tick_hz = r.u16();
+    v.input_delay = r.u8();
+    v.max_input_delay = r.u8();
+    v.server_frame = r.u32();
+    v.token = r.u64();
+    if (auto e = expect_end(r); !e) return e;
+    if (v.max_players < 1 || v.max_players > limits::max_players)
+        return error{errc::corrupt, "player slots outside 1..32", 2};
+    if (v.slot != 0xff && v.slot >= v.max_players) return error{errc::corrupt, "slot beyond the player slots", 1};
+    if (v.tick_hz == 0) return error{errc::corrupt, "tick rate of 0 Hz", 3};
+    if (v.input_delay > limits::max_input_delay) return error{errc::corrupt, "input delay above 60 frames", 5};
+    if (v.max_input_delay < v.input_delay || v.max_input_delay > limits::max_input_delay)
+        return error{errc::corrupt, "maximum input delay outside input delay..60", 6};
+    m = v;
+    return {};
 }
+
+// ----------------------------------------------------------------------------------- reject
 
 void encode(const reject_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::reject);
@@ -143,14 +234,28 @@ void encode(const reject_msg &m, std::vector<std::byte> &out) {
     w.text16(m.text, limits::max_text);
 }
 
-bool decode(std::span<const std::byte> in, reject_msg &m) {
+result<void> decode(std::span<const std::byte> in, reject_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::reject)) return false;
+    if (auto k = expect_kind(in, r, message_kind::reject); !k) return k;
     const auto reason = r.u8();
+    const auto text = text_bytes(r, r.u16(), limits::max_text, 2, "reject text longer than 512 bytes");
+    if (!text) return text.err();
+    if (auto e = expect_end(r); !e) return e;
+    switch (static_cast<reject_reason>(reason)) {
+    case reject_reason::protocol:
+    case reject_reason::schema:
+    case reject_reason::input:
+    case reject_reason::content:
+    case reject_reason::full:
+    case reject_reason::token: break;
+    default: return error{errc::corrupt, "unknown reject reason", 1};
+    }
     m.reason = static_cast<reject_reason>(reason);
-    m.text = r.text(r.u16(), limits::max_text);
-    return r.done() && reason >= 1 && reason <= 8;
+    m.text.assign(text->data(), text->size());
+    return {};
 }
+
+// ------------------------------------------------------------------------------------ input
 
 void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
     thread_local std::vector<std::byte> payload;
@@ -167,28 +272,57 @@ void encode(const input_msg &m, std::size_t input_size, std::span<const std::byt
     w.bytes(payload);
 }
 
-bool decode_header(std::span<const std::byte> in, input_msg &m) {
+namespace {
+
+/// The header of an input message, and where its payload is.
+result<std::span<const std::byte>> input_header(std::span<const std::byte> in, input_msg &h) {
     reader r{in};
-    if (!expect_kind(r, message_kind::input)) return false;
-    m.slot = r.u8();
-    m.ack_confirmed = r.u32();
-    m.first_frame = r.u32();
-    m.count = r.u8();
-    m.client_time_ms = r.u32();
-    m.checksum_frame = r.u32();
-    m.checksum = r.u64();
-    const auto len = r.u16();
-    r.bytes(len);
-    return r.done() && m.count <= limits::max_frames_per_packet && m.first_frame <= ~std::uint32_t{0} - m.count;
+    if (auto k = expect_kind(in, r, message_kind::input); !k) return k.err();
+    h.slot = r.u8();
+    h.ack_confirmed = r.u32();
+    h.first_frame = r.u32();
+    h.count = r.u8();
+    h.client_time_ms = r.u32();
+    h.checksum_frame = r.u32();
+    h.checksum = r.u64();
+    const auto payload = r.bytes(r.u16());
+    if (auto e = expect_end(r); !e) return e.err();
+    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, "more than 64 frames in one packet", 10};
+    if (h.first_frame > max_frame - h.count) return error{errc::corrupt, "frames run past the last frame", 6};
+    return payload;
 }
 
-bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, input_msg &m) {
-    if (!decode_header(in, m)) return false;
-    reader r{in.subspan(1 + 1 + 4 + 4 + 1 + 4 + 4 + 8)};
-    const auto len = r.u16();
-    const auto payload = r.bytes(len);
-    return r.done() && decode_inputs(payload, base, input_size, m.count, m.inputs);
+/// Copies the header fields (not the inputs) of @p from into @p to.
+void assign_header(input_msg &to, const input_msg &from) noexcept {
+    to.slot = from.slot;
+    to.ack_confirmed = from.ack_confirmed;
+    to.first_frame = from.first_frame;
+    to.count = from.count;
+    to.client_time_ms = from.client_time_ms;
+    to.checksum_frame = from.checksum_frame;
+    to.checksum = from.checksum;
 }
+
+} // namespace
+
+result<void> decode_header(std::span<const std::byte> in, input_msg &m) {
+    input_msg h; // its empty vector does not allocate
+    const auto payload = input_header(in, h);
+    if (!payload) return payload.err();
+    assign_header(m, h);
+    return {};
+}
+
+result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, input_msg &m) {
+    input_msg h;
+    const auto payload = input_header(in, h);
+    if (!payload) return payload.err();
+    if (auto r = decode_inputs_at(*payload, base, input_size, h.count, m.inputs, input_payload_at + 2); !r) return r;
+    assign_header(m, h);
+    return {};
+}
+
+// -------------------------------------------------------------------------------- confirmed
 
 void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
     thread_local std::vector<std::byte> payload;
@@ -208,33 +342,65 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
     w.bytes(payload);
 }
 
-bool decode_header(std::span<const std::byte> in, confirmed_msg &m) {
+namespace {
+
+result<std::span<const std::byte>> confirmed_header(std::span<const std::byte> in, confirmed_msg &h) {
     reader r{in};
-    if (!expect_kind(r, message_kind::confirmed)) return false;
-    m.ack_input = r.u32();
-    m.margin_ms = static_cast<std::int16_t>(r.u16());
-    m.echo_time_ms = r.u32();
-    m.hold_ms = r.u16();
-    m.server_frame = r.u32();
-    m.first_frame = r.u32();
-    m.count = r.u8();
-    m.players = r.u8();
-    m.base = r.u8();
-    const auto len = r.u16();
-    r.bytes(len);
-    return r.done() && m.count <= limits::max_frames_per_packet && m.players >= 1 && m.players <= limits::max_players &&
-           m.base <= 1u &&
-           m.first_frame <= ~std::uint32_t{0} - m.count;
+    if (auto k = expect_kind(in, r, message_kind::confirmed); !k) return k.err();
+    h.ack_input = r.u32();
+    h.margin_ms = static_cast<std::int16_t>(r.u16());
+    h.echo_time_ms = r.u32();
+    h.hold_ms = r.u16();
+    h.server_frame = r.u32();
+    h.first_frame = r.u32();
+    h.count = r.u8();
+    h.players = r.u8();
+    h.base = r.u8();
+    const auto payload = r.bytes(r.u16());
+    if (auto e = expect_end(r); !e) return e.err();
+    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, "more than 64 frames in one packet", 21};
+    if (h.players < 1 || h.players > limits::max_players) return error{errc::corrupt, "player slots outside 1..32", 22};
+    if (h.base > 1u) return error{errc::corrupt, "base flag other than 0 or 1", 23};
+    if (h.first_frame > max_frame - h.count) return error{errc::corrupt, "frames run past the last frame", 17};
+    return payload;
 }
 
-bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, confirmed_msg &m) {
-    if (!decode_header(in, m)) return false;
-    reader r{in.subspan(1 + 4 + 2 + 4 + 2 + 4 + 4 + 1 + 1 + 1)};
-    const auto len = r.u16();
-    const auto payload = r.bytes(len);
-    return r.done() && decode_inputs(payload, m.base ? base : std::span<const std::byte>{},
-                                     std::size_t{m.players} * (1u + input_size), m.count, m.frames);
+void assign_header(confirmed_msg &to, const confirmed_msg &from) noexcept {
+    to.ack_input = from.ack_input;
+    to.margin_ms = from.margin_ms;
+    to.echo_time_ms = from.echo_time_ms;
+    to.hold_ms = from.hold_ms;
+    to.server_frame = from.server_frame;
+    to.first_frame = from.first_frame;
+    to.count = from.count;
+    to.players = from.players;
+    to.base = from.base;
 }
+
+} // namespace
+
+result<void> decode_header(std::span<const std::byte> in, confirmed_msg &m) {
+    confirmed_msg h;
+    const auto payload = confirmed_header(in, h);
+    if (!payload) return payload.err();
+    assign_header(m, h);
+    return {};
+}
+
+result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
+                    confirmed_msg &m) {
+    confirmed_msg h;
+    const auto payload = confirmed_header(in, h);
+    if (!payload) return payload.err();
+    if (auto r = decode_inputs_at(*payload, h.base ? base : std::span<const std::byte>{},
+                                  std::size_t{h.players} * (1u + input_size), h.count, m.frames, confirmed_payload_at + 2);
+        !r)
+        return r;
+    assign_header(m, h);
+    return {};
+}
+
+// --------------------------------------------------------------------------- snapshot chunk
 
 void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::snapshot_chunk);
@@ -246,19 +412,28 @@ void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out) {
     w.bytes(m.bytes);
 }
 
-bool decode(std::span<const std::byte> in, snapshot_chunk_msg &m) {
+result<void> decode(std::span<const std::byte> in, snapshot_chunk_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::snapshot_chunk)) return false;
-    m.transfer = r.u32();
-    m.frame = r.u32();
-    m.total = r.u32();
-    m.offset = r.u32();
+    if (auto k = expect_kind(in, r, message_kind::snapshot_chunk); !k) return k;
+    const auto transfer = r.u32();
+    const auto frame = r.u32();
+    const auto total = r.u32();
+    const auto offset = r.u32();
     const auto len = r.u16();
     const auto b = r.bytes(len);
+    if (auto e = expect_end(r); !e) return e;
+    if (len > limits::snapshot_chunk) return error{errc::too_large, "chunk longer than 1000 bytes", 17};
+    if (total > limits::max_snapshot) return error{errc::too_large, "transfer larger than 64 MiB", 9};
+    if (offset > total || total - offset < len) return error{errc::corrupt, "chunk runs past the transfer's total", 13};
+    m.transfer = transfer;
+    m.frame = frame;
+    m.total = total;
+    m.offset = offset;
     m.bytes.assign(b.begin(), b.end());
-    return r.done() && len <= limits::snapshot_chunk && m.total <= limits::max_snapshot && m.offset <= m.total &&
-           m.total - m.offset >= len;
+    return {};
 }
+
+// ----------------------------------------------------------------------------------- desync
 
 void encode(const desync_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::desync);
@@ -266,24 +441,32 @@ void encode(const desync_msg &m, std::vector<std::byte> &out) {
     w.text16(m.diverging, limits::max_text);
 }
 
-bool decode(std::span<const std::byte> in, desync_msg &m) {
+result<void> decode(std::span<const std::byte> in, desync_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::desync)) return false;
-    m.frame = r.u32();
-    m.diverging = r.text(r.u16(), limits::max_text);
-    return r.done();
+    if (auto k = expect_kind(in, r, message_kind::desync); !k) return k;
+    const auto frame = r.u32();
+    const auto text = text_bytes(r, r.u16(), limits::max_text, 5, "desync text longer than 512 bytes");
+    if (!text) return text.err();
+    if (auto e = expect_end(r); !e) return e;
+    m.frame = frame;
+    m.diverging.assign(text->data(), text->size());
+    return {};
 }
+
+// -------------------------------------------------------------------------------------- bye
 
 void encode(const bye_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::bye);
     w.u8(m.reason);
 }
 
-bool decode(std::span<const std::byte> in, bye_msg &m) {
+result<void> decode(std::span<const std::byte> in, bye_msg &m) {
     reader r{in};
-    if (!expect_kind(r, message_kind::bye)) return false;
-    m.reason = r.u8();
-    return r.done();
+    if (auto k = expect_kind(in, r, message_kind::bye); !k) return k;
+    const auto reason = r.u8();
+    if (auto e = expect_end(r); !e) return e;
+    m.reason = reason;
+    return {};
 }
 
 } // namespace retcon::wire

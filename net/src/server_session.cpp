@@ -172,11 +172,15 @@ struct server_session::impl final : transport_handler {
 
     void handle_hello(conn &c, std::span<const std::byte> data) {
         wire::hello_msg h;
-        if (!wire::decode(data, h)) return hostile(c, "malformed hello");
+        if (auto r = wire::decode(data, h); !r) {
+            // Another version's hello has another layout: refuse it by name, never as hostile.
+            if (r.code() == errc::bad_version && !c.active)
+                return reject(c, wire::reject_reason::protocol,
+                              "protocol version " + std::to_string(wire::peek_hello_version(data)) + ", server speaks " +
+                                  std::to_string(wire::protocol_version));
+            return hostile(c, "malformed hello: " + r.message());
+        }
         if (c.active) return; // duplicate hello: ignored
-        if (h.version != wire::protocol_version)
-            return reject(c, wire::reject_reason::protocol, "protocol version " + std::to_string(h.version) +
-                                                                ", server speaks " + std::to_string(wire::protocol_version));
         if (h.schema_hash != w.schema_hash())
             return reject(c, wire::reject_reason::schema, "world schema differs from the server's (different game build?)");
         if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)
@@ -184,12 +188,7 @@ struct server_session::impl final : transport_handler {
         if (h.content_version != cfg.content_version)
             return reject(c, wire::reject_reason::content, "content version " + std::to_string(h.content_version) +
                                                                ", server has " + std::to_string(cfg.content_version));
-        if (h.max_players != cfg.max_players)
-            return reject(c, wire::reject_reason::players, "match has " + std::to_string(cfg.max_players) +
-                                                               " player slots, client expects " + std::to_string(h.max_players));
-        if (h.tick_hz != cfg.tick_hz)
-            return reject(c, wire::reject_reason::tick, "tick rate " + std::to_string(h.tick_hz) + " Hz, server runs " +
-                                                            std::to_string(cfg.tick_hz) + " Hz");
+        // Player slots, tick rate and input delays are the server's: the welcome tells the client.
         int slot = -1;
         if (!h.spectator) {
             if (h.reconnect_token != 0) {
@@ -209,8 +208,9 @@ struct server_session::impl final : transport_handler {
         c.name = h.name;
         wire::welcome_msg m;
         m.max_players = static_cast<std::uint8_t>(players);
-        m.input_delay = cfg.input_delay;
         m.tick_hz = cfg.tick_hz;
+        m.input_delay = cfg.input_delay;
+        m.max_input_delay = std::max(cfg.input_delay, cfg.max_input_delay);
         m.server_frame = next_frame;
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
@@ -230,7 +230,7 @@ struct server_session::impl final : transport_handler {
 
     void handle_input(conn &c, std::span<const std::byte> data) {
         if (!c.active) return hostile(c, "input before the handshake");
-        if (!wire::decode(data, isz, {}, imsg)) return hostile(c, "malformed input packet");
+        if (auto r = wire::decode(data, isz, {}, imsg); !r) return hostile(c, "malformed input packet: " + r.message());
         if (c.slot < 0) { // a spectator only acknowledges (and may report checksums)
             if (imsg.slot != 0xff || imsg.count != 0) return hostile(c, "a spectator sent inputs");
             return note_feedback(c);
@@ -294,7 +294,7 @@ struct server_session::impl final : transport_handler {
 
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
-        if (!wire::decode(data, m)) return hostile(c, "malformed snapshot chunk");
+        if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
         if (c.awaiting_upload == wire::no_frame || m.frame != c.awaiting_upload)
             return hostile(c, "unrequested snapshot upload");
         if (!c.upload.add(m)) return hostile(c, "inconsistent or oversized snapshot upload");

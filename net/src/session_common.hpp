@@ -17,14 +17,26 @@
 
 namespace retcon::internal {
 
+/// @brief Which side a config is checked for: a client takes the match settings (player slots,
+/// tick rate, input delays) from the server's welcome, so only the server's are checked.
+enum class config_side : std::uint8_t { server, client };
+
 /// @brief Reports a session_config outside what the protocol can carry (misuse, all builds).
-inline void check_config(const session_config &c) {
-    if (c.max_players == 0 || c.max_players > wire::limits::max_players)
-        misuse("session_config: max_players %u is outside 1..%zu", static_cast<unsigned>(c.max_players), wire::limits::max_players);
+inline void check_config(const session_config &c, config_side side = config_side::server) {
+    if (side == config_side::server) {
+        if (c.max_players == 0 || c.max_players > wire::limits::max_players)
+            misuse("session_config: max_players %u is outside 1..%zu", static_cast<unsigned>(c.max_players),
+                   wire::limits::max_players);
+        if (c.tick_hz == 0) misuse("session_config: tick_hz must be positive");
+        if (c.input_delay > wire::limits::max_input_delay)
+            misuse("session_config: input_delay %u exceeds %zu frames", static_cast<unsigned>(c.input_delay),
+                   wire::limits::max_input_delay);
+        if (c.max_input_delay > wire::limits::max_input_delay)
+            misuse("session_config: max_input_delay %u exceeds %zu frames", static_cast<unsigned>(c.max_input_delay),
+                   wire::limits::max_input_delay);
+    }
     if (c.input_size == 0 || c.input_size > wire::limits::max_input_size)
         misuse("session_config: input_size %u is outside 1..%zu", static_cast<unsigned>(c.input_size), wire::limits::max_input_size);
-    if (c.tick_hz == 0) misuse("session_config: tick_hz must be positive");
-    if (c.max_input_delay > 60) misuse("session_config: max_input_delay %u exceeds 60 frames", static_cast<unsigned>(c.max_input_delay));
     if (c.prediction_window == 0 || c.prediction_window > 256)
         misuse("session_config: prediction_window %u is outside 1..256", c.prediction_window);
 }
@@ -39,26 +51,26 @@ public:
         mask_ = cap - 1u;
         record_ = record_size;
         bytes_.assign(cap * record_size, std::byte{0});
-        frames_.assign(cap, wire::no_frame);
+        frames_.assign(cap, no_frame);
     }
     [[nodiscard]] std::size_t capacity() const noexcept { return mask_ + 1u; }
     [[nodiscard]] std::size_t record_size() const noexcept { return record_; }
-    [[nodiscard]] bool has(std::uint32_t frame) const noexcept { return frames_[frame & mask_] == frame; }
-    [[nodiscard]] const std::byte *get(std::uint32_t frame) const noexcept {
+    [[nodiscard]] bool has(frame_t frame) const noexcept { return frames_[frame & mask_] == frame; }
+    [[nodiscard]] const std::byte *get(frame_t frame) const noexcept {
         return has(frame) ? bytes_.data() + (frame & mask_) * record_ : nullptr;
     }
     /// @brief The slot for @p frame, claimed (its previous frame is forgotten).
-    std::byte *put(std::uint32_t frame) noexcept {
+    std::byte *put(frame_t frame) noexcept {
         frames_[frame & mask_] = frame;
         return bytes_.data() + (frame & mask_) * record_;
     }
-    void clear() noexcept { std::fill(frames_.begin(), frames_.end(), wire::no_frame); }
+    void clear() noexcept { std::fill(frames_.begin(), frames_.end(), no_frame); }
 
 private:
     std::size_t mask_ = 0;
     std::size_t record_ = 0;
     std::vector<std::byte> bytes_;
-    std::vector<std::uint32_t> frames_;
+    std::vector<frame_t> frames_;
 };
 
 /// @brief Reassembles one snapshot transfer from chunks, refusing anything inconsistent.
@@ -82,20 +94,22 @@ public:
         return true;
     }
     [[nodiscard]] bool complete() const noexcept { return active_ && bytes_.size() == total_; }
-    [[nodiscard]] std::uint32_t frame() const noexcept { return frame_; }
+    [[nodiscard]] frame_t frame() const noexcept { return frame_; }
     [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
     void reset() noexcept { active_ = false; bytes_.clear(); }
 
 private:
     std::size_t max_;
-    std::uint32_t transfer_ = 0, frame_ = 0, total_ = 0;
+    std::uint32_t transfer_ = 0;
+    frame_t frame_ = 0;
+    std::uint32_t total_ = 0;
     bool active_ = false;
     std::vector<std::byte> bytes_;
 };
 
 /// @brief Splits @p file into snapshot chunks and hands each encoded chunk to @p send.
 template<class Send>
-void send_transfer(std::uint32_t transfer, std::uint32_t frame, std::span<const std::byte> file, Send &&send) {
+void send_transfer(std::uint32_t transfer, frame_t frame, std::span<const std::byte> file, Send &&send) {
     wire::snapshot_chunk_msg m;
     m.transfer = transfer;
     m.frame = frame;

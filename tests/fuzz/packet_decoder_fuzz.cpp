@@ -1,11 +1,14 @@
 // libFuzzer target: every wire decoder over arbitrary bytes, then a live server session fed the
 // same bytes as packets from a connected client on every channel. Decoders must never read out
-// of bounds; an accepted message must re-encode to the same bytes; and the server must survive
-// whatever a hostile client sends (it may disconnect that client, never crash).
+// of bounds; a rejection must have the one shape (a code, a static text, an offset inside the
+// packet, nothing formatted); an accepted message must re-encode to the same bytes; and the
+// server must survive whatever a hostile client sends (it may disconnect that client, never
+// crash).
 #include <retcon/net.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,12 +27,23 @@ struct counter {
 };
 RETCON_RESOURCE(counter, n);
 
+/// A rejection: a code, a non-empty static text, an offset within the packet, no context.
+void check_shape(const result<void> &r, std::size_t size) {
+    if (r.ok()) return;
+    const error &e = r.err();
+    if (e.code == errc::ok || e.what == nullptr || e.what[0] == '\0' || !e.context.empty()) __builtin_trap();
+    if (e.offset != error::no_offset && e.offset > size) __builtin_trap();
+}
+
 template<class M>
 void roundtrip(std::span<const std::byte> in) {
     M m;
-    if (!wire::decode(in, m)) return;
+    const auto r = wire::decode(in, m);
+    check_shape(r, in.size());
+    if (!r) return;
     std::vector<std::byte> out;
     wire::encode(m, out);
+    if (out.size() != in.size() || std::memcmp(out.data(), in.data(), in.size()) != 0) __builtin_trap(); // canonical
     M again;
     if (!wire::decode(out, again)) __builtin_trap(); // what we accept, we can re-encode
 }
@@ -80,12 +94,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     roundtrip<wire::bye_msg>(in);
     {
         wire::input_msg m;
-        (void)wire::decode(in, 4, {}, m);
+        check_shape(wire::decode_header(in, m), size);
+        check_shape(wire::decode(in, 4, {}, m), size);
         wire::confirmed_msg c;
         const std::vector<std::byte> base(64, std::byte{1});
-        (void)wire::decode(in, 4, base, c);
+        check_shape(wire::decode_header(in, c), size);
+        check_shape(wire::decode(in, 4, base, c), size);
         std::vector<std::byte> out;
-        (void)wire::decode_inputs(in, base, 4, 3, out);
+        check_shape(wire::decode_inputs(in, base, 4, 3, out), size);
     }
     static live_server live;
     if (size > 0) {

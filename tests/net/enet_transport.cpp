@@ -83,3 +83,32 @@ TEST_CASE("ENet transport reports a bad bind address and an unresolvable host", 
     CHECK_FALSE(client.ok());
     CHECK_THAT(client.message(), Catch::Contains("resolve"));
 }
+
+TEST_CASE("a client whose server does not exist gives up after connect_timeout_ms", "[net][enet]") {
+    // Nobody listens on this port. ENet alone retries for about 30 s and then reported only
+    // "connection closed"; the session's connect timeout (virtual time: polls 10 ms apart, no
+    // sleeping) ends it and names the address.
+    const auto port = static_cast<std::uint16_t>(test_port() + 1);
+    auto t = make_enet_client("127.0.0.1", port);
+    REQUIRE(t.ok());
+    CHECK((*t)->peer_address(0) == "127.0.0.1:" + std::to_string(port));
+    world w{game_schema()};
+    init_game(w);
+    client_options opt;
+    opt.connect_timeout_ms = 200;
+    client_session c{game_config(2), w, step_game, **t, opt};
+    std::vector<session_event> evs;
+    int polls = 0;
+    for (std::uint64_t now = 1000; polls < 1000 && c.state() == client_state::connecting; now += 10, ++polls) {
+        c.poll(now);
+        for (session_event e; c.next_event(e);) evs.push_back(e);
+    }
+    REQUIRE(c.state() == client_state::disconnected);
+    CHECK(polls >= 20); // the timeout counts virtual time from the first poll
+    REQUIRE(evs.size() == 1);
+    CHECK(evs[0].kind == session_event_kind::disconnected);
+    CHECK(evs[0].text == "could not connect to 127.0.0.1:" + std::to_string(port));
+    for (int i = 0; i < 50; ++i) c.poll(10000u + static_cast<std::uint64_t>(i)); // the abandoned attempt stays quiet
+    session_event late;
+    CHECK_FALSE(c.next_event(late));
+}

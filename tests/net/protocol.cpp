@@ -2,6 +2,9 @@
 
 #include <retcon/net/protocol.hpp>
 
+#include <common/counting_allocator.hpp>
+
+#include <cstring>
 #include <random>
 
 using namespace retcon;
@@ -29,7 +32,6 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     h.schema_hash = 0x1122334455667788ull;
     h.input_layout_hash = 42;
     h.content_version = 7;
-    h.tick_hz = 30;
     h.input_size = 4;
     h.spectator = true;
     h.reconnect_token = 99;
@@ -41,13 +43,60 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     CHECK(back.schema_hash == h.schema_hash);
     CHECK(back.input_layout_hash == 42);
     CHECK(back.content_version == 7);
-    CHECK(back.tick_hz == 30);
+    CHECK(back.input_size == 4);
     CHECK(back.spectator);
     CHECK(back.reconnect_token == 99);
     CHECK(back.name == "ada");
     require_truncations_rejected(out, [](std::span<const std::byte> b) { hello_msg m; return decode(b, m); });
     out.push_back(std::byte{0});
-    CHECK_FALSE(decode(out, back)); // trailing garbage
+    const auto trailing = decode(out, back); // trailing garbage
+    REQUIRE_FALSE(trailing);
+    CHECK(trailing.code() == errc::corrupt);
+    CHECK(trailing.err().offset == out.size() - 1);
+}
+
+TEST_CASE("decoders reject in one shape: a code, a static text and the byte offset", "[net][protocol]") {
+    hello_msg h;
+    h.name = "ada";
+    std::vector<std::byte> out;
+    encode(h, out);
+    hello_msg back;
+    back.name = "untouched";
+
+    SECTION("a truncated message names where it ends") {
+        const auto r = decode(std::span<const std::byte>(out.data(), 10), back);
+        REQUIRE_FALSE(r);
+        CHECK(r.code() == errc::truncated);
+        CHECK(r.err().context.empty()); // nothing formatted on the rejection path
+        CHECK(std::strlen(r.err().what) > 0);
+        CHECK(r.err().offset <= 10);
+        CHECK(r.message().find("at byte") != std::string::npos);
+    }
+    SECTION("another kind is not this message") {
+        out[0] = std::byte{static_cast<std::uint8_t>(message_kind::welcome)};
+        const auto r = decode(out, back);
+        CHECK(r.code() == errc::bad_magic);
+        CHECK(r.err().offset == 0);
+    }
+    SECTION("an empty packet") {
+        CHECK(decode(std::span<const std::byte>{}, back).code() == errc::truncated);
+    }
+    SECTION("a hello of protocol version 1 is refused as another version, not as garbage") {
+        out[1] = std::byte{1};
+        out[2] = std::byte{0};
+        const auto r = decode(out, back);
+        CHECK(r.code() == errc::bad_version);
+        CHECK(peek_hello_version(out) == 1);
+    }
+    SECTION("a name over 32 bytes") {
+        h.name = std::string(40, 'x');
+        std::vector<std::byte> raw;
+        encode(h, raw);
+        raw[raw.size() - 33] = std::byte{40}; // the encoder cut it to 32: claim 40 (and append 8)
+        raw.insert(raw.end(), 8, std::byte{'x'});
+        CHECK(decode(raw, back).code() == errc::too_large);
+    }
+    CHECK(back.name == "untouched"); // a rejected message leaves the output alone
 }
 
 TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
@@ -55,24 +104,51 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     welcome_msg w;
     w.slot = 3;
     w.max_players = 4;
+    w.tick_hz = 30;
+    w.input_delay = 1;
+    w.max_input_delay = 5;
     w.server_frame = 1234;
     w.token = 0xdeadbeef;
     encode(w, out);
+    CHECK(out.size() == 19);
     welcome_msg wb;
     REQUIRE(decode(out, wb));
     CHECK(wb.slot == 3);
+    CHECK(wb.max_players == 4);
+    CHECK(wb.tick_hz == 30);
+    CHECK(wb.input_delay == 1);
+    CHECK(wb.max_input_delay == 5);
     CHECK(wb.server_frame == 1234);
     CHECK(wb.token == 0xdeadbeef);
     require_truncations_rejected(out, [](std::span<const std::byte> b) { welcome_msg m; return decode(b, m); });
-    w.slot = 9; // slot beyond max_players: refused
-    encode(w, out);
-    CHECK_FALSE(decode(out, wb));
+    const auto refused = [&](welcome_msg bad) {
+        encode(bad, out);
+        welcome_msg x;
+        return !decode(out, x).ok();
+    };
+    welcome_msg bad = w;
+    bad.slot = 9; // slot beyond max_players
+    CHECK(refused(bad));
+    bad = w;
+    bad.tick_hz = 0;
+    CHECK(refused(bad));
+    bad = w;
+    bad.max_players = 33;
+    CHECK(refused(bad));
+    bad = w;
+    bad.max_input_delay = 0; // below input_delay
+    CHECK(refused(bad));
+    bad = w;
+    bad.input_delay = bad.max_input_delay = 61;
+    CHECK(refused(bad));
 
     encode(reject_msg{reject_reason::schema, "different build"}, out);
     reject_msg rb;
     REQUIRE(decode(out, rb));
     CHECK(rb.reason == reject_reason::schema);
     CHECK(rb.text == "different build");
+    encode(reject_msg{static_cast<reject_reason>(5), "tick rate"}, out); // a version 1 reason
+    CHECK(decode(out, rb).code() == errc::corrupt);
 
     encode(desync_msg{77, "position, velocity"}, out);
     desync_msg db;
@@ -196,9 +272,92 @@ TEST_CASE("random garbage never decodes as a valid message of the wrong size", "
         desync_msg d;
         bye_msg b;
         // Decoding must never crash (ASan run) and must only accept exactly-sized messages.
-        for (const bool ok : {decode(junk, h), decode(junk, w), decode(junk, r), decode(junk, 4, {}, in),
-                              decode(junk, 4, {}, c), decode(junk, s), decode(junk, d), decode(junk, b)})
+        for (const bool ok : {decode(junk, h).ok(), decode(junk, w).ok(), decode(junk, r).ok(), decode(junk, 4, {}, in).ok(),
+                              decode(junk, 4, {}, c).ok(), decode(junk, s).ok(), decode(junk, d).ok(), decode(junk, b).ok()})
             accepted += ok ? 1u : 0u;
     }
     CHECK(accepted < 2000); // some short kinds (bye) legitimately decode from random bytes
+}
+
+TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[net][protocol][allocations]") {
+    // Valid messages of every kind, with long variable parts (names, texts, payloads past the
+    // small-buffer size), then truncations of each and each with a byte too many: what the
+    // decoders refuse must cost no memory.
+    std::vector<std::vector<std::byte>> packets;
+    std::vector<std::byte> out;
+    hello_msg hello;
+    hello.name = std::string(32, 'n');
+    encode(hello, out);
+    packets.push_back(out);
+    welcome_msg welcome;
+    welcome.max_players = 3;
+    welcome.slot = 1;
+    encode(welcome, out);
+    packets.push_back(out);
+    encode(reject_msg{reject_reason::full, std::string(300, 'r')}, out);
+    packets.push_back(out);
+    input_msg in;
+    in.count = 40;
+    for (int i = 0; i < 160; ++i) in.inputs.push_back(static_cast<std::byte>(i * 7));
+    encode(in, 4, {}, out);
+    packets.push_back(out);
+    confirmed_msg cm;
+    cm.count = 20;
+    cm.players = 3;
+    for (int i = 0; i < 20 * 15; ++i) cm.frames.push_back(static_cast<std::byte>(i * 3));
+    encode(cm, 4, {}, out);
+    packets.push_back(out);
+    snapshot_chunk_msg chunk;
+    chunk.total = 2000;
+    chunk.bytes.assign(1000, std::byte{9});
+    encode(chunk, out);
+    packets.push_back(out);
+    encode(desync_msg{5, std::string(200, 'd')}, out);
+    packets.push_back(out);
+
+    std::vector<std::vector<std::byte>> malformed;
+    for (const auto &p : packets) {
+        for (std::size_t n = 0; n < p.size(); n += 1 + n / 16) malformed.emplace_back(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+        auto longer = p;
+        longer.push_back(std::byte{0});
+        malformed.push_back(longer);
+    }
+    // Input payloads (the XOR + zero-run coding) that end early or run long.
+    std::vector<std::byte> payload;
+    encode_inputs(in.inputs, {}, 4, payload);
+    std::vector<std::vector<std::byte>> bad_payloads;
+    for (std::size_t n = 0; n < payload.size(); ++n) bad_payloads.emplace_back(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(n));
+    bad_payloads.push_back(payload);
+    bad_payloads.back().push_back(std::byte{1});
+    bad_payloads.push_back({std::byte{0}});
+    // Fresh outputs: nothing reserved, so any write on the rejection path would allocate.
+    hello_msg h;
+    welcome_msg w;
+    reject_msg r;
+    input_msg im;
+    confirmed_msg c;
+    snapshot_chunk_msg s;
+    desync_msg d;
+    bye_msg b;
+    std::vector<std::byte> inputs;
+    std::size_t accepted = 0;
+    std::size_t allocations = 0;
+    {
+        retcon::test::allocation_counter counter;
+        for (int round = 0; round < 20; ++round) {
+            for (const auto &p : malformed)
+                for (const bool ok : {decode(p, h).ok(), decode(p, w).ok(), decode(p, r).ok(), decode(p, 4, {}, im).ok(),
+                                      decode_header(p, im).ok(), decode(p, 4, {}, c).ok(), decode_header(p, c).ok(),
+                                      decode(p, s).ok(), decode(p, d).ok(), decode(p, b).ok()})
+                    accepted += ok ? 1u : 0u;
+            for (const auto &p : bad_payloads) accepted += decode_inputs(p, {}, 4, 40, inputs).ok() ? 1u : 0u;
+        }
+        allocations = counter.count();
+    }
+    INFO(malformed.size() << " malformed packets × 10 decoders and " << bad_payloads.size() << " bad input payloads, 20 rounds");
+    CHECK(accepted == 0);
+    CHECK(allocations == 0);
+    CHECK(h.name.empty());
+    CHECK(im.inputs.empty());
+    CHECK(c.frames.empty());
 }

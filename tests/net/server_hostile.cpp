@@ -62,7 +62,7 @@ TEST_CASE("server drops a client sending a malformed packet", "[net][hostile]") 
             p.resize(p.size() - 3); // truncated
             m.net.inject_from_client(1, wire::channel::inputs, p, m.now);
         },
-        "malformed");
+        "malformed input packet: ");
 }
 
 TEST_CASE("server drops a client sending an oversized packet", "[net][hostile]") {
@@ -105,7 +105,10 @@ TEST_CASE("server drops a client sending an unexpected message kind", "[net][hos
     check_offender_dropped(
         [](sim_match &m, int) {
             std::vector<std::byte> out;
-            wire::encode(wire::welcome_msg{0, 2, 2, 60, 0, 0}, out); // a server-only message
+            wire::welcome_msg welcome;
+            welcome.slot = 0;
+            welcome.max_players = 2;
+            wire::encode(welcome, out); // a server-only message
             m.net.inject_from_client(1, wire::channel::control, out, m.now);
         },
         "unexpected");
@@ -134,10 +137,9 @@ TEST_CASE("handshake mismatches are refused with a reason the client shows", "[n
     };
     const std::vector<variant> cases{
         {"input size", [](session_config &c) { c.input_size = 8; }, "input layout"},
-        {"tick rate", [](session_config &c) { c.tick_hz = 30; }, "tick rate"},
+        {"input layout", [](session_config &c) { c.input_layout_hash ^= 1u; }, "input layout"},
         {"content", [](session_config &c) { c.content_version = 9; }, "content version"},
-        {"player slots", [](session_config &c) { c.max_players = 3; }, "player slots"},
-    };
+    }; // player slots and tick rate are the server's: tests/net/handshake.cpp
     for (const auto &v : cases) {
         DYNAMIC_SECTION(v.what) {
             sim_match m{5, 2};
@@ -202,8 +204,16 @@ TEST_CASE("a client with large inputs and no acknowledgements keeps its packets 
     session_config cfg = game_config(2);
     cfg.input_size = 64;
     cfg.prediction_window = 60;
+    // step_game reads game_input (4 bytes): this match steps on the raw 64-byte inputs.
+    const auto raw_step = [](world &w, const frame_inputs &in) {
+        for (std::size_t p = 0; p < in.players(); ++p)
+            if (in.present(p)) w.resource<ships>().score[p] += static_cast<std::uint32_t>(in.input(p)[0]);
+    };
     sim_match m{31, 2, cfg};
-    auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.server = std::make_unique<server_session>(m.config, m.server_world, raw_step, m.net.server());
+    auto &c = *m.clients.emplace_back(std::make_unique<sim_client>());
+    init_game(c.w);
+    c.session = std::make_unique<client_session>(m.config, c.w, raw_step, m.net.connect({10, 0, 0.0}, {10, 0, 0.0}));
     m.run(1000);
     REQUIRE(c.session->state() == client_state::running);
     m.net.set_conditions(0, {10, 0, 0.0}, {10, 0, 1.0});

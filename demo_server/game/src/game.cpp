@@ -165,6 +165,7 @@ session_config make_config(std::uint8_t players, std::uint16_t tick_hz) {
     auto c = make_session_config<player_input>(players, tick_hz);
     c.prediction = prediction_rule::repeat_last().no_repeat<player_input>("fire"); // fire is edge-triggered
     c.content_version = 2; // bump whenever the rules change: old and new builds then refuse each other at the handshake
+    c.max_input_delay = 6; // the server's setting, sent in the welcome: each client's delay adapts between 2 and 6
     return c;
 }
 

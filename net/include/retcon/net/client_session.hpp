@@ -1,6 +1,7 @@
 #ifndef RETCON_NET_CLIENT_SESSION_HPP
 #define RETCON_NET_CLIENT_SESSION_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/world.hpp>
 
 #include "events.hpp"
@@ -22,6 +24,10 @@ struct client_options {
     std::string name = "player";
     bool spectator = false;           ///< watch without a slot
     std::uint64_t reconnect_token = 0; ///< from a previous welcome, to take the same slot back
+    /// @brief How long to wait for the server's welcome, from the first poll; then the session
+    /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
+    /// 0: wait for the transport to give up.
+    std::uint32_t connect_timeout_ms = 5000;
 };
 
 /// @brief Where a client session is in its life (docs/session-states.md).
@@ -41,6 +47,10 @@ enum class client_state : std::uint8_t { connecting, loading, running, rejected,
  *     draw(world);
  * }
  * @endcode
+ *
+ * The session needs from its config only what is compiled into the game (input size and
+ * layout, content version, schema) plus its local tuning: player slots, tick rate and input
+ * delay are the server's, adopted from the welcome (players(), tick_hz()).
  *
  * Each tick the session first applies confirmed inputs that arrived: if any differs from what
  * it predicted, it restores the first wrong frame from its snapshot ring and re-simulates to
@@ -80,17 +90,29 @@ public:
     [[nodiscard]] const session_stats &stats() const noexcept;
     /// @brief Player slot, or -1 for a spectator / before welcome.
     [[nodiscard]] int slot() const noexcept;
+    /// @brief Player slots in the match, as the server's welcome said (0 before it).
+    [[nodiscard]] std::size_t players() const noexcept;
+    /// @brief The match's simulation rate, as the server's welcome said (0 before it).
+    [[nodiscard]] std::uint16_t tick_hz() const noexcept;
     /// @brief The next frame to simulate (the world is at its start).
-    [[nodiscard]] std::uint32_t current_frame() const noexcept;
+    [[nodiscard]] frame_t current_frame() const noexcept;
     /// @brief Every frame below this has confirmed inputs.
-    [[nodiscard]] std::uint32_t confirmed_frame() const noexcept;
+    [[nodiscard]] frame_t confirmed_frame() const noexcept;
     /// @brief True while the step function is being re-run after a rollback.
     [[nodiscard]] bool is_resimulating() const noexcept;
+    /**
+     * @brief True when @p slot's input for @p frame is not confirmed yet: the step saw (or
+     * will see) a prediction, which a rollback may still replace. For rendering: draw such a
+     * player as uncertain. The local player's own input counts as predicted until the server
+     * confirms it (the server may substitute it if it arrives late).
+     * @warning @p slot must be below players() (misuse otherwise).
+     */
+    [[nodiscard]] bool is_predicted(frame_t frame, std::size_t slot) const;
     /// @brief The reconnect token the server issued (0 before welcome).
     [[nodiscard]] std::uint64_t reconnect_token() const noexcept;
     /// @brief World hash after each confirmed frame, as reported to the server (for tests and
     /// tools); calls @p fn(frame, hash) whenever one is computed.
-    void on_confirmed_hash(std::function<void(std::uint32_t, std::uint64_t)> fn);
+    void on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn);
     /// @brief Test/debug hook: applies @p corrupt to the world once, before the next frame is
     /// simulated, to exercise desync detection end to end.
     void debug_corrupt(std::function<void(world &)> corrupt);

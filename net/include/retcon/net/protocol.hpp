@@ -6,7 +6,9 @@
  * @brief retcon's wire messages, encoded explicitly (fixed-width little-endian fields, bounds
  * checked), never by casting structs onto packets. The byte-level specification is
  * docs/protocol.md; this header is its executable form. Every decoder treats its input as
- * hostile and returns false (leaving nothing half-decoded in use) on any inconsistency.
+ * hostile: on any inconsistency it returns an `error{errc, static text, byte offset}` — built
+ * without allocating, so a flood of bad packets costs no memory — and leaves its output
+ * untouched. Only an accepted message is written to the output (which may then allocate).
  */
 
 #include <array>
@@ -16,10 +18,15 @@
 #include <string>
 #include <vector>
 
+#include <retcon/ecs/error.hpp>
+#include <retcon/ecs/frame.hpp>
+
 namespace retcon::wire {
 
-/// @brief Protocol version carried in the handshake; a mismatch is refused.
-inline constexpr std::uint16_t protocol_version = 1;
+/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 2: the
+/// server's welcome carries the match settings (player slots, tick rate, input delay bounds)
+/// and the hello no longer does (docs/protocol.md, "Changes in version 2").
+inline constexpr std::uint16_t protocol_version = 2;
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {
@@ -39,6 +46,7 @@ struct limits {
     static constexpr std::size_t max_snapshot = 64u << 20;   ///< largest snapshot transfer accepted
     static constexpr std::size_t max_name = 32;
     static constexpr std::size_t max_text = 512;
+    static constexpr std::size_t max_input_delay = 60; ///< frames; bound of both welcome delays
 };
 
 /// @brief First byte of every message.
@@ -53,42 +61,42 @@ enum class message_kind : std::uint8_t {
     bye = 8,
 };
 
-/// @brief Why the server refused a client.
+/// @brief Why the server refused a client. Values 5 and 8 (tick rate, player slots) were
+/// version 1 reasons: those settings are now the server's, adopted from the welcome.
 enum class reject_reason : std::uint8_t {
     protocol = 1, ///< protocol version differs
     schema = 2,   ///< world schema hash differs
     input = 3,    ///< input size or layout differs
     content = 4,  ///< game content version differs
-    tick = 5,     ///< tick rate differs
     full = 6,     ///< no free player slot
     token = 7,    ///< reconnect token unknown
-    players = 8,  ///< player slot count differs
 };
 
-/// @brief A frame number sentinel meaning "none".
-inline constexpr std::uint32_t no_frame = ~std::uint32_t{0};
+/// @brief The frame number sentinel meaning "none" is the frame vocabulary's (ecs/frame.hpp).
+using retcon::no_frame;
 
-/// @brief Client → server, reliable: who I am and what I run.
+/// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
+/// into the client and must equal the server's; the match settings come back in the welcome.
 struct hello_msg {
     std::uint16_t version = protocol_version;
     std::uint64_t schema_hash = 0;
     std::uint64_t input_layout_hash = 0;
     std::uint64_t content_version = 0;
-    std::uint16_t tick_hz = 60;
     std::uint16_t input_size = 0;
-    std::uint8_t max_players = 0;
     bool spectator = false;
     std::uint64_t reconnect_token = 0; ///< 0: a new player
     std::string name;
 };
 
-/// @brief Server → client, reliable: accepted; a snapshot transfer follows on channel::snapshots.
+/// @brief Server → client, reliable: accepted, and the match settings the client adopts; a
+/// snapshot transfer follows on channel::snapshots.
 struct welcome_msg {
     std::uint8_t slot = 0xff;          ///< 0xff: spectator
-    std::uint8_t max_players = 0;
-    std::uint8_t input_delay = 2;
-    std::uint16_t tick_hz = 60;
-    std::uint32_t server_frame = 0;    ///< the server's next frame when it sent this
+    std::uint8_t max_players = 0;      ///< player slots (1..limits::max_players)
+    std::uint16_t tick_hz = 60;        ///< simulation rate (> 0)
+    std::uint8_t input_delay = 2;      ///< the client's input delay (the lowest when adaptive)
+    std::uint8_t max_input_delay = 2;  ///< the highest it may adapt to (≥ input_delay; equal: fixed)
+    frame_t server_frame = 0;          ///< the server's next frame when it sent this
     std::uint64_t token = 0;           ///< reconnect token for this slot
 };
 
@@ -102,11 +110,11 @@ struct reject_msg {
 /// [first_frame, first_frame + count), all those the server has not acknowledged yet.
 struct input_msg {
     std::uint8_t slot = 0;
-    std::uint32_t ack_confirmed = 0;       ///< client holds every confirmed frame below this
-    std::uint32_t first_frame = 0;
+    frame_t ack_confirmed = 0;             ///< client holds every confirmed frame below this
+    frame_t first_frame = 0;
     std::uint8_t count = 0;
     std::uint32_t client_time_ms = 0;      ///< echoed back for round-trip time
-    std::uint32_t checksum_frame = no_frame;
+    frame_t checksum_frame = no_frame;
     std::uint64_t checksum = 0;            ///< world hash after checksum_frame (confirmed)
     std::vector<std::byte> inputs;         ///< count × input_size bytes (decoded form)
 };
@@ -114,12 +122,12 @@ struct input_msg {
 /// @brief Server → client, unreliable, every tick: confirmed frames [first_frame, +count),
 /// each with every slot's flags and input, plus timing feedback.
 struct confirmed_msg {
-    std::uint32_t ack_input = 0;           ///< server holds this client's inputs below this frame
+    frame_t ack_input = 0;                 ///< server holds this client's inputs below this frame
     std::int16_t margin_ms = 0;            ///< low percentile of how early this client's inputs arrive
     std::uint32_t echo_time_ms = 0;        ///< last client_time_ms received
     std::uint16_t hold_ms = 0;             ///< time between receiving it and sending this
-    std::uint32_t server_frame = 0;        ///< the server's next frame
-    std::uint32_t first_frame = 0;
+    frame_t server_frame = 0;              ///< the server's next frame
+    frame_t first_frame = 0;
     std::uint8_t count = 0;
     std::uint8_t players = 0;
     std::uint8_t base = 0;                 ///< 1: deltas start from the record of first_frame - 1
@@ -129,7 +137,7 @@ struct confirmed_msg {
 /// @brief One piece of a snapshot transfer (a whole snapshot file's bytes).
 struct snapshot_chunk_msg {
     std::uint32_t transfer = 0;
-    std::uint32_t frame = 0;
+    frame_t frame = 0;
     std::uint32_t total = 0;
     std::uint32_t offset = 0;
     std::vector<std::byte> bytes;
@@ -137,7 +145,7 @@ struct snapshot_chunk_msg {
 
 /// @brief Server → client, reliable: your checksum for a frame differed from mine.
 struct desync_msg {
-    std::uint32_t frame = 0;
+    frame_t frame = 0;
     std::string diverging; ///< comma-separated section names
 };
 
@@ -157,14 +165,20 @@ struct bye_msg {
 /// runs compactly, so an idle player's inputs cost a couple of bytes.
 void encode_inputs(std::span<const std::byte> inputs, std::span<const std::byte> base, std::size_t input_size,
                    std::vector<std::byte> &out);
-/// @brief Inverse of encode_inputs; false if @p encoded does not decode to exactly
-/// @p count × @p input_size bytes.
-bool decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t input_size,
-                   std::size_t count, std::vector<std::byte> &out);
+/// @brief Inverse of encode_inputs: fails unless @p encoded decodes to exactly @p count ×
+/// @p input_size bytes (error offsets count from the start of @p encoded). @p out is written
+/// only on success.
+[[nodiscard]] result<void> decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base,
+                                         std::size_t input_size, std::size_t count, std::vector<std::byte> &out);
 
 /// @brief Kind of a message (first byte), or 0 for an empty packet.
 [[nodiscard]] std::uint8_t peek_kind(std::span<const std::byte> packet) noexcept;
+/// @brief The protocol version a hello claims (bytes 1-2 in every version), or 0 if the
+/// packet is too short: lets a server name the version of a hello it cannot decode.
+[[nodiscard]] std::uint16_t peek_hello_version(std::span<const std::byte> packet) noexcept;
 
+/// @name Encoders: replace @p out with the message's bytes.
+/// @{
 void encode(const hello_msg &m, std::vector<std::byte> &out);
 void encode(const welcome_msg &m, std::vector<std::byte> &out);
 void encode(const reject_msg &m, std::vector<std::byte> &out);
@@ -175,19 +189,27 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
 void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out);
 void encode(const desync_msg &m, std::vector<std::byte> &out);
 void encode(const bye_msg &m, std::vector<std::byte> &out);
+/// @}
 
-[[nodiscard]] bool decode(std::span<const std::byte> in, hello_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, welcome_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, reject_msg &m);
-/// @brief Decodes the header only (slot, frames, count) so the receiver can choose the base.
-[[nodiscard]] bool decode_header(std::span<const std::byte> in, input_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, input_msg &m);
-[[nodiscard]] bool decode_header(std::span<const std::byte> in, confirmed_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
-                          confirmed_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, snapshot_chunk_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, desync_msg &m);
-[[nodiscard]] bool decode(std::span<const std::byte> in, bye_msg &m);
+/// @name Decoders: fill @p m from exactly one message, or return why not (@p m untouched).
+/// A hello of another protocol version fails with errc::bad_version.
+/// @{
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, hello_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, welcome_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, reject_msg &m);
+/// @brief Decodes the header only (slot, frames, count; `inputs` untouched) so the receiver
+/// can choose the base; the payload's length is checked, not its content.
+[[nodiscard]] result<void> decode_header(std::span<const std::byte> in, input_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
+                                  input_msg &m);
+/// @brief Decodes the header only (`frames` untouched); see decode_header(in, input_msg&).
+[[nodiscard]] result<void> decode_header(std::span<const std::byte> in, confirmed_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
+                                  confirmed_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, snapshot_chunk_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, desync_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, bye_msg &m);
+/// @}
 
 } // namespace retcon::wire
 

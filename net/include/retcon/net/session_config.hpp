@@ -17,21 +17,32 @@
 namespace retcon {
 
 /**
- * @brief The settings a server and its clients must agree on (checked in the handshake) plus
- * each side's local tuning. Build one with `make_session_config<Input>()`.
+ * @brief The settings of a match plus each side's local tuning. Build one with
+ * `make_session_config<Input>()`.
+ *
+ * Three groups (docs/protocol.md, "Handshake"):
+ * - **compiled in, checked**: input_size, input_layout_hash, content_version (and the world's
+ *   schema hash). Client and server must agree or the server rejects the client.
+ * - **the server's, adopted**: tick_hz, max_players, input_delay, max_input_delay. The server's
+ *   values are sent in the welcome and a client replaces its own with them, so a client needs
+ *   only the address; a client's values are placeholders until the welcome.
+ * - **local**: prediction, prediction_window, checksum_interval, interrupt_ms, disconnect_ms.
  */
 struct session_config {
-    std::uint16_t tick_hz = 60;         ///< fixed simulation rate (must match)
-    std::uint8_t max_players = 2;       ///< player slots (must match)
+    std::uint16_t tick_hz = 60;         ///< fixed simulation rate (the server's; adopted by clients)
+    std::uint8_t max_players = 2;       ///< player slots (the server's; adopted by clients)
     std::uint16_t input_size = 4;       ///< bytes of one player's input (must match)
     std::uint64_t input_layout_hash = 0;///< layout of the input type (must match)
     std::uint64_t content_version = 0;  ///< the game's own content/version number (must match)
     /// @brief How a late input is substituted (server) and a remote one predicted (client): the
     /// same rule on both sides. Default: repeat the last input.
     prediction_rule prediction;
-    std::uint8_t input_delay = 2;          ///< frames between sampling a local input and its frame (the minimum when adaptive)
-    /// @brief If above input_delay, the client's delay adapts to half the measured round trip,
-    /// between the two, one frame per second at most (local; the server needs no change).
+    /// @brief Frames between sampling a local input and its frame (the minimum when adaptive).
+    /// The server's value is sent to every client, which uses it (0..60).
+    std::uint8_t input_delay = 2;
+    /// @brief If above input_delay, each client's delay adapts to half its measured round trip,
+    /// between the two, one frame per second at most. The server's value bounds every client
+    /// (0..60; at or below input_delay: a fixed delay).
     std::uint8_t max_input_delay = 0;
     std::uint32_t prediction_window = 16;  ///< frames a client may run ahead of confirmed inputs
     std::uint32_t checksum_interval = 1;   ///< compare world hashes every Nth confirmed frame (0: never)

@@ -55,6 +55,11 @@ public:
     virtual void flush() {}
     /// @brief Link statistics for @p peer, where the transport measures them.
     [[nodiscard]] virtual transport_peer_stats peer_stats(peer_id) const { return {}; }
+    /// @brief The remote end of @p peer as "HOST:PORT", for messages ("could not connect to
+    /// HOST:PORT"). A client transport names the server as it was asked to reach it, even
+    /// before (or without) a connection; empty where the transport has no addresses (the
+    /// simulated network) or for an unknown peer.
+    [[nodiscard]] virtual std::string peer_address(peer_id) const { return {}; }
 };
 
 /// @brief ENet settings (defaults follow docs/net.md).
@@ -71,7 +76,10 @@ result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const en
                                                     const std::string &bind_host = "");
 
 /// @brief A client transport connecting to @p host : @p port; the connection completes during
-/// later polls (on_connect, or on_disconnect if it fails). The server is peer 0.
+/// later polls (on_connect, or on_disconnect if ENet gives up). The server is peer 0;
+/// `disconnect(0)` before the connection completes abandons the attempt (no event follows).
+/// ENet alone gives up only after its retransmission limit (about 30 s): client_session bounds
+/// the wait with client_options::connect_timeout_ms.
 result<std::unique_ptr<transport>> make_enet_client(const std::string &host, std::uint16_t port,
                                                     const enet_options &options = {});
 

@@ -1,0 +1,134 @@
+#include <catch2/catch.hpp>
+
+#include <common/misuse.hpp>
+#include <common/sim_match.hpp>
+
+#include <cstdlib>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace {
+
+/// Adds a client built from @p cfg instead of the match's config (sim_match::add_client uses the
+/// server's), so the test can give it wrong match settings.
+sim_client &add_client_with(sim_match &m, const session_config &cfg, std::uint64_t seed) {
+    auto c = std::make_unique<sim_client>();
+    init_game(c->w);
+    c->input.state = seed;
+    auto &t = m.net.connect({20, 2, 0.0}, {20, 2, 0.0});
+    c->session = std::make_unique<client_session>(cfg, c->w, step_game, t);
+    auto *raw = c.get();
+    c->session->on_confirmed_hash([raw](frame_t f, std::uint64_t h) { raw->hashes[f] = h; });
+    m.clients.push_back(std::move(c));
+    return *m.clients.back();
+}
+
+} // namespace
+
+TEST_CASE("a client adopts the server's player slots, tick rate and input delay", "[net][handshake]") {
+    // The server runs 3 slots at 60 Hz with an input delay adapting between 1 and 4; the
+    // client's config says 2 slots at 30 Hz, delay 5 fixed. In protocol version 1 the server
+    // rejected it ("player slots"); now it joins, adopts the server's settings and plays in
+    // lock-step.
+    session_config server_cfg = game_config(3);
+    server_cfg.tick_hz = 60;
+    server_cfg.input_delay = 1;
+    server_cfg.max_input_delay = 4;
+    sim_match m{41, 3, server_cfg};
+    auto &regular = m.add_client({20, 2, 0.0}, {20, 2, 0.0});
+    session_config client_cfg = game_config(2);
+    client_cfg.tick_hz = 30;
+    client_cfg.input_delay = 5;
+    client_cfg.max_input_delay = 0;
+    auto &odd = add_client_with(m, client_cfg, 0x1234567u);
+    CHECK(odd.session->players() == 0); // nothing known before the welcome
+    CHECK(odd.session->tick_hz() == 0);
+    m.run(6000);
+
+    REQUIRE(odd.session->state() == client_state::running);
+    CHECK(sim_match::count(odd.events, session_event_kind::rejected) == 0);
+    CHECK(odd.session->players() == 3);
+    CHECK(odd.session->tick_hz() == 60);
+    const auto delay = odd.session->stats().input_delay;
+    CHECK(delay >= 1);
+    CHECK(delay <= 4);
+    CHECK(m.server->players() == 2);
+    // Lock-step at the server's rate: both clients stay within a few frames of the server
+    // (at 30 Hz the odd one would be ~180 frames behind after 6 s) and agree with it.
+    for (auto *c : {&regular, &odd}) {
+        const auto cmp = m.compare(*c);
+        INFO("compared " << cmp.compared << " frames; client at " << c->session->current_frame() << ", server at "
+                         << m.server->frame());
+        CHECK(cmp.compared > 250);
+        CHECK(cmp.mismatched == 0);
+        CHECK(std::abs(static_cast<long>(c->session->current_frame()) - static_cast<long>(m.server->frame())) < 15);
+    }
+}
+
+TEST_CASE("is_predicted says which inputs a frame was simulated with are not yet confirmed", "[net][handshake]") {
+    sim_match m{42, 2};
+    auto &a = m.add_client({40, 0, 0.0}, {40, 0, 0.0});
+    m.add_client({40, 0, 0.0}, {40, 0, 0.0});
+    m.run(3000);
+    const client_session &s = *a.session;
+    REQUIRE(s.state() == client_state::running);
+    REQUIRE(s.current_frame() > s.confirmed_frame()); // 80 ms round trip: the client predicts
+    for (std::size_t slot = 0; slot < 2; ++slot) {
+        CHECK_FALSE(s.is_predicted(s.confirmed_frame() - 1u, slot));
+        CHECK(s.is_predicted(s.current_frame() - 1u, slot));
+        CHECK(s.is_predicted(s.current_frame() + 10u, slot));
+    }
+    retcon::test::throwing_misuse_handler handler;
+    CHECK_THROWS_WITH((void)s.is_predicted(s.current_frame(), 2), Catch::Contains("slot 2"));
+}
+
+TEST_CASE("a hello of protocol version 1 is rejected by name, not dropped as hostile", "[net][handshake]") {
+    sim_match m{43, 2};
+    auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(1000);
+    REQUIRE(c.session->state() == client_state::running);
+    // A version 1 hello: kind, version 1, and the version 1 layout (which carried tick rate
+    // and player slots).
+    std::vector<std::byte> hello(42, std::byte{0});
+    hello[0] = std::byte{1};
+    hello[1] = std::byte{1};
+    struct ignore_all final : transport_handler {
+        void on_connect(peer_id) override {}
+        void on_disconnect(peer_id) override {}
+        void on_receive(peer_id, wire::channel, std::span<const std::byte>) override {}
+    } ignore;
+    auto &t = m.net.connect({10, 0, 0.0}, {10, 0, 0.0});
+    t.poll(m.now, ignore); // the connection exists once the client side polled
+    m.run(100);
+    m.net.inject_from_client(1, wire::channel::control, hello, m.now);
+    m.run(200);
+    bool rejected = false;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::disconnected && e.text.find("rejected: protocol version 1, server speaks 2") == 0)
+            rejected = true;
+    CHECK(rejected);
+    CHECK(c.session->state() == client_state::running);
+}
+
+TEST_CASE("a client whose server never answers gives up after connect_timeout_ms", "[net][handshake]") {
+    // A transport that connects but a server session that is never polled: nobody answers the
+    // hello. The simulated network has no addresses, so the text says "the server".
+    sim_network net{44};
+    world w{game_schema()};
+    init_game(w);
+    client_options opt;
+    opt.connect_timeout_ms = 300;
+    client_session c{game_config(2), w, step_game, net.connect({10, 0, 0.0}, {10, 0, 0.0}), opt};
+    std::vector<session_event> evs;
+    std::uint64_t now = 1;
+    for (; now < 2000 && c.state() == client_state::connecting; now += 10) {
+        c.poll(now);
+        for (session_event e; c.next_event(e);) evs.push_back(e);
+    }
+    REQUIRE(c.state() == client_state::disconnected);
+    CHECK(now >= 300); // virtual time: the timeout, not the first poll, ended it
+    REQUIRE(sim_match::count(evs, session_event_kind::disconnected) == 1);
+    CHECK(evs.back().kind == session_event_kind::disconnected);
+    CHECK(evs.back().text.find("the server") == 0);
+}
