@@ -123,6 +123,12 @@ public:
         return std::string(ip.data()) + ":" + std::to_string(it->second->address.port);
     }
 
+    std::uint16_t local_port() const override {
+        ENetAddress bound{};
+        if (enet_socket_get_address(host_->socket, &bound) != 0) return host_->address.port;
+        return bound.port;
+    }
+
 private:
     void configure(ENetPeer *peer) const {
         enet_peer_timeout(peer, 0, options_.timeout_min_ms, options_.timeout_max_ms);

@@ -411,6 +411,7 @@ struct server_session::impl final : transport_handler {
     // ---------------------------------------------------------------- tick
     void tick() {
         if (ended) return;
+        if (next_frame == max_frame) return end_match(); // frame numbers never wrap (docs/frames.md)
         if (!recording_started) start_recording();
         const std::uint32_t f = next_frame;
         std::byte *r = history.put(f);

@@ -73,7 +73,8 @@ public:
     /// @brief True when the next frame's deadline has passed.
     [[nodiscard]] bool should_tick(std::uint64_t now_ms) const;
     /// @brief Confirms, simulates and broadcasts the next frame (and records it). Does nothing
-    /// once the match is ending.
+    /// once the match is ending; at `max_frame` (828 days at 60 Hz) it ends the match instead,
+    /// so frame numbers never wrap (docs/frames.md).
     void tick();
     /// @brief Pops the next event; false when there is none.
     bool next_event(session_event &out);

@@ -60,6 +60,9 @@ public:
     /// before (or without) a connection; empty where the transport has no addresses (the
     /// simulated network) or for an unknown peer.
     [[nodiscard]] virtual std::string peer_address(peer_id) const { return {}; }
+    /// @brief The local port this transport is bound to (a server created for port 0 gets a free
+    /// one from the system: this says which); 0 where the transport has no ports.
+    [[nodiscard]] virtual std::uint16_t local_port() const { return 0; }
 };
 
 /// @brief ENet settings (defaults follow docs/net.md).
@@ -71,7 +74,8 @@ struct enet_options {
     std::uint32_t max_waiting_bytes = 1u << 20;   ///< server side: cap buffered data per host
 };
 
-/// @brief A server transport listening on @p port (0.0.0.0 or @p bind_host).
+/// @brief A server transport listening on @p port (0.0.0.0 or @p bind_host); port 0 picks a free
+/// port, reported by `local_port()`.
 result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const enet_options &options = {},
                                                     const std::string &bind_host = "");
 
