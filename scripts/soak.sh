@@ -29,7 +29,7 @@ relay=$!
 sleep 0.5
 clients=()
 for i in 1 2 3 4; do
-  "$build/demo_client/demo_client" --connect "127.0.0.1:$relay_port" --players 4 --bot --headless --name "bot$i" \
+  "$build/demo_client/demo_client" --connect "127.0.0.1:$relay_port" --bot --headless --name "bot$i" \
     --seed "$i" --hash-log "$run/bot$i.hashes" >"$run/bot$i.log" 2>&1 &
   clients+=($!)
 done

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; for f in "$dir"/*.log; do echo "--- $f"; tail -n 20 "$
 server=$!
 sleep 0.4
 client() { # name seed (exec: the background job's PID is the client itself)
-  exec "$client_bin" --connect "127.0.0.1:$port" --players 5 --bot --headless --name "$1" --seed "$2" \
+  exec "$client_bin" --connect "127.0.0.1:$port" --bot --headless --name "$1" --seed "$2" \
     --hash-log "$dir/$1.hashes" >"$dir/$1.log" 2>&1
 }
 client alice 1 & a=$!

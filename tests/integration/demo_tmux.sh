@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; echo "--- screen:"; tmux capture-pane -p -t "$session"
 server=$!
 sleep 0.3
 tmux new-session -d -s "$session" -x 100 -y 32 "bash --norc --noprofile"
-tmux send-keys -t "$session" "stty -a > /tmp/retcon-tty-before-$$; $client_bin --connect 127.0.0.1:$port --players 1 --name tester; echo EXIT=\$?" Enter
+tmux send-keys -t "$session" "stty -a > /tmp/retcon-tty-before-$$; $client_bin --connect 127.0.0.1:$port --name tester; echo EXIT=\$?" Enter
 
 wait_for() { # pattern seconds
   for _ in $(seq 1 $(( $2 * 10 ))); do
