@@ -25,33 +25,47 @@ using writer = internal::byte_writer;
 /// The shared reader plus what the schema parser reports: the first problem, with its offset.
 class reader {
 public:
-    reader(std::span<const std::byte> in, std::string *error) : r_{in}, error_{error} {}
+    explicit reader(std::span<const std::byte> in) : r_{in} {}
     [[nodiscard]] bool ok() const { return ok_; }
     [[nodiscard]] std::size_t offset() const { return r_.offset(); }
     [[nodiscard]] bool at_end() const { return r_.remaining() == 0; }
     std::uint8_t u8() { return checked(r_.u8()); }
     std::uint16_t u16() { return checked(r_.u16()); }
     std::uint32_t u32() { return checked(r_.u32()); }
-    std::string name(const char *what) {
+    /// @p empty_what: the (static) complaint when the name is empty.
+    std::string name(const char *empty_what) {
         const std::size_t n = u8();
         std::string s = r_.text(n, schema::max_name);
         checked(0);
-        if (ok_ && s.empty()) fail(std::string("empty ") + what + " name");
+        if (ok_ && s.empty()) fail(errc::corrupt, empty_what);
         return s;
     }
-    void fail(const std::string &what) {
-        if (ok_ && error_) *error_ = "schema: " + what + " (at byte " + std::to_string(r_.offset()) + ")";
+    /// A fixed text ("schema: ..."): message() is "schema: ... at byte N".
+    void fail(errc code, const char *static_what) {
+        if (ok_) error_ = error{code, static_what, r_.offset()};
         ok_ = false;
     }
+    /// A text with names or numbers in it: message() is "schema at byte N: ...".
+    void fail(errc code, std::string text) {
+        if (ok_) {
+            error_ = error{code, "schema", r_.offset()};
+            error_.context = std::move(text);
+        }
+        ok_ = false;
+    }
+    /// The first problem. @warning Only when !ok().
+    [[nodiscard]] const error &err() const { return error_; }
 
 private:
     template<class T>
     T checked(T v) {
-        if (!r_.ok()) fail("truncated: the block ends before this field (" + std::to_string(r_.remaining()) + " bytes left)");
+        if (!r_.ok())
+            fail(errc::truncated,
+                 "truncated: the block ends before this field (" + std::to_string(r_.remaining()) + " bytes left)");
         return v;
     }
     internal::byte_reader r_;
-    std::string *error_;
+    error error_;
     bool ok_ = true;
 };
 
@@ -70,41 +84,42 @@ void write_type(writer &w, const schema::type &t) {
 }
 
 bool read_type(reader &r, schema::type &t) {
-    t.name = r.name("type");
+    t.name = r.name("schema: empty type name");
     t.size = r.u32();
     t.align = r.u32();
     const std::size_t nfields = r.u16();
     if (!r.ok()) return false;
     if (t.align == 0 || (t.align & (t.align - 1)) != 0 || t.align > schema::max_align) {
-        r.fail("type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= " +
+        r.fail(errc::corrupt, "type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= " +
                std::to_string(schema::max_align));
         return false;
     }
     if (t.size > schema::max_type_size || t.size % t.align != 0) {
-        r.fail("type '" + t.name + "' has an impossible size " + std::to_string(t.size) + " (limit " +
+        r.fail(t.size > schema::max_type_size ? errc::too_large : errc::corrupt,
+               "type '" + t.name + "' has an impossible size " + std::to_string(t.size) + " (limit " +
                std::to_string(schema::max_type_size) + " bytes, a multiple of its alignment)");
         return false;
     }
     if (nfields > schema::max_fields) {
-        r.fail("type '" + t.name + "' declares " + std::to_string(nfields) + " fields");
+        r.fail(errc::too_large, "type '" + t.name + "' declares " + std::to_string(nfields) + " fields");
         return false;
     }
     std::vector<std::pair<std::uint32_t, std::uint32_t>> spans; // (offset, size) of each field
     for (std::size_t i = 0; i < nfields && r.ok(); ++i) {
         schema::field f;
-        f.name = r.name("field");
+        f.name = r.name("schema: empty field name");
         f.offset = r.u32();
         f.size = r.u32();
         f.count = r.u32();
         const auto kind = r.u8();
         if (!r.ok()) return false;
         if (kind < static_cast<std::uint8_t>(field_kind::boolean) || kind > static_cast<std::uint8_t>(field_kind::bytes)) {
-            r.fail("field '" + t.name + "." + f.name + "' has unknown kind " + std::to_string(kind));
+            r.fail(errc::corrupt, "field '" + t.name + "." + f.name + "' has unknown kind " + std::to_string(kind));
             return false;
         }
         f.kind = static_cast<field_kind>(kind);
         if (std::uint64_t{f.offset} + f.size > t.size || f.count == 0 || f.size % f.count != 0) {
-            r.fail("field '" + t.name + "." + f.name + "' lies outside its type or has a bad count");
+            r.fail(errc::corrupt, "field '" + t.name + "." + f.name + "' lies outside its type or has a bad count");
             return false;
         }
         spans.emplace_back(f.offset, f.size);
@@ -117,7 +132,7 @@ bool read_type(reader &r, schema::type &t) {
     std::uint64_t end = 0;
     for (const auto &[offset, size] : spans) {
         if (offset != end) {
-            r.fail("fields of '" + t.name + "' " +
+            r.fail(errc::corrupt, "fields of '" + t.name + "' " +
                    (offset < end ? "overlap at byte " + std::to_string(offset)
                                  : "do not cover bytes " + std::to_string(end) + ".." + std::to_string(offset)));
             return false;
@@ -125,7 +140,7 @@ bool read_type(reader &r, schema::type &t) {
         end = std::uint64_t{offset} + size;
     }
     if (end != t.size) {
-        r.fail("fields of '" + t.name + "' do not cover bytes " + std::to_string(end) + ".." + std::to_string(t.size));
+        r.fail(errc::corrupt, "fields of '" + t.name + "' do not cover bytes " + std::to_string(end) + ".." + std::to_string(t.size));
         return false;
     }
     return true;
@@ -139,7 +154,7 @@ bool read_types(reader &r, std::vector<schema::type> &out, const char *what,
     const std::size_t n = r.u32();
     if (!r.ok()) return false;
     if (n > schema::max_types) {
-        r.fail(std::string("declares ") + std::to_string(n) + " " + what + " types (limit " +
+        r.fail(errc::too_large, std::string("declares ") + std::to_string(n) + " " + what + " types (limit " +
                std::to_string(schema::max_types) + ")");
         return false;
     }
@@ -148,12 +163,12 @@ bool read_types(reader &r, std::vector<schema::type> &out, const char *what,
         if (!read_type(r, t)) return false;
         for (const auto &other : out)
             if (other.name == t.name) {
-                r.fail(std::string("duplicate ") + what + " '" + t.name + "'");
+                r.fail(errc::corrupt, std::string("duplicate ") + what + " '" + t.name + "'");
                 return false;
             }
         for (const auto &other : others)
             if (other.name == t.name) {
-                r.fail(std::string(what) + " '" + t.name + "' has the same name as a " + others_what);
+                r.fail(errc::corrupt, std::string(what) + " '" + t.name + "' has the same name as a " + others_what);
                 return false;
             }
         out.push_back(std::move(t));
@@ -295,56 +310,58 @@ std::uint64_t schema::hash() const {
     return h;
 }
 
-std::optional<schema> schema::parse(std::span<const std::byte> bytes, std::string *error) {
-    reader r{bytes, error};
+result<schema> schema::parse(std::span<const std::byte> bytes) {
+    reader r{bytes};
     if (r.u32() != schema_magic) {
-        if (r.ok()) r.fail("bad magic (not a retcon schema block)");
-        return std::nullopt;
+        if (r.ok()) r.fail(errc::bad_magic, "schema: bad magic (not a retcon schema block)");
+        return r.err();
     }
     const auto format = r.u16();
     if (r.ok() && format != schema_format) {
-        r.fail("format version " + std::to_string(format) + " is not supported (this build reads " +
-               std::to_string(schema_format) + ")");
-        return std::nullopt;
+        r.fail(errc::bad_version, "format version " + std::to_string(format) + " is not supported (this build reads " +
+                                      std::to_string(schema_format) + ")");
+        return r.err();
     }
     const auto ib = r.u8();
     const auto vb = r.u8();
     if (r.ok() && (ib != entity_traits::index_bits || vb != entity_traits::version_bits)) {
-        r.fail("entity layout " + std::to_string(ib) + "+" + std::to_string(vb) + " bits differs from this build's " +
-               std::to_string(entity_traits::index_bits) + "+" + std::to_string(entity_traits::version_bits));
-        return std::nullopt;
+        r.fail(errc::bad_version, "entity layout " + std::to_string(ib) + "+" + std::to_string(vb) +
+                                      " bits differs from this build's " + std::to_string(entity_traits::index_bits) +
+                                      "+" + std::to_string(entity_traits::version_bits));
+        return r.err();
     }
     schema s;
     if (!read_types(r, s.components_, "component") ||
         !read_types(r, s.resources_, "resource", s.components_, "component"))
-        return std::nullopt;
+        return r.err();
     const std::size_t ngroups = r.u32();
     if (r.ok() && ngroups > s.components_.size() / 2) {
-        r.fail(std::to_string(ngroups) + " groups for " + std::to_string(s.components_.size()) + " components");
-        return std::nullopt;
+        r.fail(errc::corrupt,
+               std::to_string(ngroups) + " groups for " + std::to_string(s.components_.size()) + " components");
+        return r.err();
     }
     std::vector<bool> owned(s.components_.size(), false);
     for (std::size_t g = 0; g < ngroups && r.ok(); ++g) {
         const std::size_t n = r.u16();
         if (r.ok() && (n < 2 || n > s.components_.size())) {
-            r.fail("group " + std::to_string(g) + " has " + std::to_string(n) + " types");
-            return std::nullopt;
+            r.fail(errc::corrupt, "group " + std::to_string(g) + " has " + std::to_string(n) + " types");
+            return r.err();
         }
         std::vector<std::uint16_t> ids;
         for (std::size_t i = 0; i < n && r.ok(); ++i) {
             const auto id = r.u16();
             if (r.ok() && (id >= s.components_.size() || owned[id])) {
-                r.fail("group " + std::to_string(g) + " names component id " + std::to_string(id) +
-                       " that is out of range or already owned");
-                return std::nullopt;
+                r.fail(errc::corrupt, "group " + std::to_string(g) + " names component id " + std::to_string(id) +
+                                          " that is out of range or already owned");
+                return r.err();
             }
             if (r.ok()) owned[id] = true;
             ids.push_back(id);
         }
         s.groups_.push_back(std::move(ids));
     }
-    if (r.ok() && !r.at_end()) r.fail("trailing bytes after the schema");
-    if (!r.ok()) return std::nullopt;
+    if (r.ok() && !r.at_end()) r.fail(errc::corrupt, "schema: trailing bytes after the schema");
+    if (!r.ok()) return r.err();
     s.refresh_views();
     return s;
 }

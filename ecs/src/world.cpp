@@ -205,52 +205,66 @@ void world::assign_state(std::span<const entity> table, const free_list_state &f
     rebuild_nonempty();
 }
 
-std::string world::validate_state(std::span<const entity> table, const free_list_state &free,
-                                  std::span<const std::span<const entity>> pool_owners,
-                                  std::span<const size_type> groups, std::span<const std::byte> resources) const {
+result<void> world::validate_state(std::span<const entity> table, const free_list_state &free,
+                                   std::span<const std::span<const entity>> pool_owners,
+                                   std::span<const size_type> groups, std::span<const std::byte> resources) const {
+    // No byte offsets here: the regions arrive already split up (snapshot/src/image.cpp names
+    // the image's offsets). Fixed texts are static; texts with names or numbers are formatted.
     if (table.size() > std::size_t{entity_traits::max_index} + 1u)
-        return "entity table has " + std::to_string(table.size()) + " slots, more than the handle layout allows";
+        return error{errc::corrupt, "entity table has " + std::to_string(table.size()) +
+                                        " slots, more than the handle layout allows"};
     if (pool_owners.size() != pools_.size())
-        return "image has " + std::to_string(pool_owners.size()) + " pools, schema declares " + std::to_string(pools_.size());
-    if (groups.size() != group_lengths_.size()) return "group count differs from the schema";
-    if (resources.size() != resources_.size()) return "resource block size differs from the schema";
+        return error{errc::schema_mismatch,
+                     "image has " + std::to_string(pool_owners.size()) + " pools, schema declares " +
+                         std::to_string(pools_.size())};
+    if (groups.size() != group_lengths_.size())
+        return error{errc::schema_mismatch, "group count differs from the schema"};
+    if (resources.size() != resources_.size())
+        return error{errc::schema_mismatch, "resource block size differs from the schema"};
     for (std::size_t r = 0; r < schema_->resources().size(); ++r)
         if (resources[r] != std::byte{0} && resources[r] != std::byte{1})
-            return "presence byte of resource '" + std::string(schema_->resources()[r].name) + "' is " +
-                   std::to_string(static_cast<unsigned>(resources[r])) + ", not 0 or 1";
+            return error{errc::corrupt, "presence byte of resource '" + std::string(schema_->resources()[r].name) +
+                                            "' is " + std::to_string(static_cast<unsigned>(resources[r])) + ", not 0 or 1"};
     std::size_t live = 0;
     std::vector<std::uint8_t> state(table.size(), 0); // 1 live, 2 free (linked), 3 retired
     for (std::size_t i = 0; i < table.size(); ++i) {
         if (to_index(table[i]) == i) {
-            if (to_version(table[i]) > entity_traits::max_version) return "entity slot " + std::to_string(i) + " has a bad version";
+            if (to_version(table[i]) > entity_traits::max_version)
+                return error{errc::corrupt, "entity slot " + std::to_string(i) + " has a bad version"};
             state[i] = 1;
             ++live;
         } else if (table[i] == null_entity) {
             state[i] = 3;
         }
     }
-    if (live != free.alive) return "free-list header says " + std::to_string(free.alive) + " live entities, table has " + std::to_string(live);
-    if (free.reserved != 0) return "free-list header has a non-zero reserved field";
+    if (live != free.alive)
+        return error{errc::corrupt,
+                     "free-list header says " + std::to_string(free.alive) + " live entities, table has " + std::to_string(live)};
+    if (free.reserved != 0) return error{errc::corrupt, "free-list header has a non-zero reserved field"};
     std::size_t linked = 0;
     std::uint32_t prev = null_index;
     for (std::uint32_t cur = free.head; cur != null_index;) {
-        if (cur >= table.size() || state[cur] != 0) return "free list reaches slot " + std::to_string(cur) + " which is out of range, live, retired or already visited (cycle)";
+        if (cur >= table.size() || state[cur] != 0)
+            return error{errc::corrupt, "free list reaches slot " + std::to_string(cur) +
+                                            " which is out of range, live, retired or already visited (cycle)"};
         state[cur] = 2;
         ++linked;
         prev = cur;
         cur = to_index(table[cur]);
     }
-    if (prev != free.tail) return "free list does not end at its recorded tail";
+    if (prev != free.tail) return error{errc::corrupt, "free list does not end at its recorded tail"};
     if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) != table.size())
-        return "entity table has slots that are neither live, free nor retired";
+        return error{errc::corrupt, "entity table has slots that are neither live, free nor retired"};
     // seen[idx] = 1 + the last pool that held idx: one array for all pools keeps this O(n).
     std::vector<std::uint32_t> seen(table.size(), 0u);
     for (std::size_t id = 0; id < pool_owners.size(); ++id) {
         for (const entity e : pool_owners[id]) {
             const auto idx = to_index(e);
             if (idx >= table.size() || table[idx] != e)
-                return "pool '" + std::string(pools_[id].info().name) + "' holds an entity that is not live";
-            if (seen[idx] == id + 1u) return "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice";
+                return error{errc::corrupt,
+                             "pool '" + std::string(pools_[id].info().name) + "' holds an entity that is not live"};
+            if (seen[idx] == id + 1u)
+                return error{errc::corrupt, "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice"};
             seen[idx] = static_cast<std::uint32_t>(id + 1u);
         }
     }
@@ -258,10 +272,12 @@ std::string world::validate_state(std::span<const entity> table, const free_list
     std::fill(seen.begin(), seen.end(), 0u);
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (auto id : decl[g])
-            if (groups[g] > pool_owners[id].size()) return "group " + std::to_string(g) + " is longer than its pools";
+            if (groups[g] > pool_owners[id].size())
+                return error{errc::corrupt, "group " + std::to_string(g) + " is longer than its pools"};
         for (std::size_t i = 0; i < groups[g]; ++i)
             for (auto id : decl[g])
-                if (pool_owners[id][i] != pool_owners[decl[g][0]][i]) return "group " + std::to_string(g) + " pools are not packed in the same order";
+                if (pool_owners[id][i] != pool_owners[decl[g][0]][i])
+                    return error{errc::corrupt, "group " + std::to_string(g) + " pools are not packed in the same order"};
         // Complete: no entity past the packed prefix holds every owned type. Count, per entity,
         // the owned pools holding it (each pool is owned by one group at most: O(n) overall).
         for (auto id : decl[g])
@@ -269,9 +285,10 @@ std::string world::validate_state(std::span<const entity> table, const free_list
         const auto &first = pool_owners[decl[g][0]];
         for (std::size_t i = groups[g]; i < first.size(); ++i)
             if (seen[to_index(first[i])] == decl[g].size())
-                return "group " + std::to_string(g) + " is incomplete: entity " + std::to_string(to_index(first[i])) +
-                       " at position " + std::to_string(i) + " holds every owned type but lies past the packed length " +
-                       std::to_string(groups[g]);
+                return error{errc::corrupt, "group " + std::to_string(g) + " is incomplete: entity " +
+                                                std::to_string(to_index(first[i])) + " at position " + std::to_string(i) +
+                                                " holds every owned type but lies past the packed length " +
+                                                std::to_string(groups[g])};
         for (auto id : decl[g])
             for (const entity e : pool_owners[id]) seen[to_index(e)] = 0u;
     }

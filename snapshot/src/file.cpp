@@ -95,9 +95,9 @@ result<snapshot_file> parse_snapshot_file(std::span<const std::byte> bytes, cons
         if (xxh3(check) != header_checksum)
             return error{errc::checksum, at(name, 56) + "header checksum mismatch (header or schema block damaged)"};
     }
-    std::string schema_error;
-    auto sch = schema::parse(schema_bytes, &schema_error);
-    if (!sch) return error{errc::corrupt, at(name, file_header_size) + schema_error};
+    // A bad block inside a checksummed header is a corrupt file, whatever the block's own code.
+    auto sch = schema::parse(schema_bytes);
+    if (!sch) return error{errc::corrupt, at(name, file_header_size) + sch.message()};
     if (sch->hash() != schema_hash)
         return error{errc::corrupt, at(name, 8) + "header schema hash " + hex(schema_hash) +
                                         " does not match the schema block's " + hex(sch->hash())};

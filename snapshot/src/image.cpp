@@ -195,8 +195,8 @@ result<void> validate_image(const world &w, std::span<const std::byte> image) {
     if (auto r = parse_into(image, element_sizes_of(w), v); !r) return r;
     if (auto r = check_against(w, v.header); !r) return r;
     const world::free_list_state free{v.header.free_head, v.header.free_tail, v.header.alive, 0};
-    const std::string problem = w.validate_state(v.entities, free, v.owners, v.group_lengths, v.resources);
-    if (!problem.empty()) return {errc::corrupt, "image: " + problem};
+    if (auto r = w.validate_state(v.entities, free, v.owners, v.group_lengths, v.resources); !r)
+        return {r.code(), "image: " + r.message()};
     // A bool holding anything but 0 or 1 is undefined behaviour to read: refuse it here.
     for (std::size_t i = 0; i < w.pool_count(); ++i) {
         const type_info &info = w.pool_at(i).info();

@@ -491,9 +491,9 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     if (s.players == 0 || s.players > 256 || s.input_size == 0 || s.input_size > 4096 || s.keyframe_interval == 0 ||
         s.full_keyframe_every == 0 || s.frames_per_chunk == 0 || s.frames_per_chunk > 65536)
         return error{errc::corrupt, where(name, 32) + "replay settings out of range"};
-    std::string schema_error;
-    auto sch = schema::parse(schema_bytes, &schema_error);
-    if (!sch) return error{errc::corrupt, where(name, 64) + schema_error};
+    // A bad block inside a checksummed header is a corrupt file, whatever the block's own code.
+    auto sch = schema::parse(schema_bytes);
+    if (!sch) return error{errc::corrupt, where(name, 64) + sch.message()};
     if (sch->hash() != schema_hash) return error{errc::corrupt, where(name, 8) + "schema hash does not match the schema block"};
     p->sch = std::move(*sch);
     {

@@ -61,10 +61,14 @@ inline void assign(world &w, const world_state &s) {
     w.assign_state(s.table, s.free, spans.owners, spans.payloads, s.groups, s.resources);
 }
 
-inline std::string validate(const world &w, const world_state &s) {
+/// @brief world::validate_state over @p s.
+inline result<void> check_state(const world &w, const world_state &s) {
     const state_spans spans{s};
     return w.validate_state(s.table, s.free, spans.owners, s.groups, s.resources);
 }
+
+/// @brief The text of check_state's error; empty if @p s is sound.
+inline std::string validate(const world &w, const world_state &s) { return check_state(w, s).message(); }
 
 /// @brief Checks every declared group of @p w: the packed prefix has the same owners at the
 /// same positions in every owned pool, and an entity past the prefix lacks at least one owned

@@ -65,10 +65,15 @@ using namespace schema_test;
 namespace {
 std::vector<std::byte> bytes_of(const schema &s) { return s.serialize(); }
 
-std::optional<schema> parse(const std::vector<std::byte> &b, std::string &error) {
-    error.clear();
-    return schema::parse(std::span<const std::byte>(b.data(), b.size()), &error);
+/// schema::parse over @p b; @p error receives the error's text (empty on success).
+result<schema> parse(const std::vector<std::byte> &b, std::string &error) {
+    auto r = schema::parse(std::span<const std::byte>(b.data(), b.size()));
+    error = r.message();
+    return r;
 }
+
+/// The code of parse(@p b)'s error (errc::ok on success).
+errc code_of(const std::vector<std::byte> &b) { return schema::parse(std::span<const std::byte>(b.data(), b.size())).code(); }
 
 void put_u32(std::vector<std::byte> &b, std::size_t at, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::byte>(v >> (8 * i));
@@ -203,21 +208,30 @@ TEST_CASE("parse rejects truncation at every byte offset", "[schema][parse]") {
         std::string error;
         const std::vector<std::byte> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
         INFO("length " << n);
-        REQUIRE_FALSE(parse(cut, error));
-        REQUIRE_THAT(error, Catch::Contains("schema:"));
+        const auto r = parse(cut, error);
+        REQUIRE_FALSE(r);
+        REQUIRE_THAT(error, Catch::StartsWith("schema"));
+        REQUIRE(r.code() == errc::truncated);
+        // The offset is where the field (number or name) that does not fit starts.
+        REQUIRE(r.err().offset <= n);
+        REQUIRE(r.err().offset + schema::max_name >= n);
     }
     std::string error;
-    REQUIRE_FALSE(parse({}, error));
+    const auto r = parse({}, error);
+    REQUIRE_FALSE(r);
     CHECK_THAT(error, Catch::Contains("truncated"));
-    CHECK(schema::parse({}).has_value() == false); // no error string requested
+    CHECK(r.err().offset == 0u);
 }
 
 TEST_CASE("parse rejects trailing bytes", "[schema][parse]") {
     auto bytes = bytes_of(standard_schema());
     bytes.push_back(std::byte{0});
     std::string error;
-    REQUIRE_FALSE(parse(bytes, error));
+    const auto r = parse(bytes, error);
+    REQUIRE_FALSE(r);
     CHECK_THAT(error, Catch::Contains("trailing"));
+    CHECK(r.code() == errc::corrupt);
+    CHECK(r.err().offset == bytes.size() - 1u);
 }
 
 TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]") {
@@ -227,16 +241,22 @@ TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]
     bad[0] ^= std::byte{0x01};
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("magic"));
+    CHECK(code_of(bad) == errc::bad_magic);
+    // A fixed text is static, with the offset after it; a text with numbers has them before.
+    CHECK(error == "schema: bad magic (not a retcon schema block) at byte 4");
 
     bad = good;
     bad[4] = std::byte{2}; // format version 2
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("version 2"));
+    CHECK(code_of(bad) == errc::bad_version);
+    CHECK(error == "schema at byte 6: format version 2 is not supported (this build reads 1)");
 
     bad = good;
     bad[6] = std::byte{24}; // index bits
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("entity layout"));
+    CHECK(code_of(bad) == errc::bad_version);
 
     SECTION("every single bit flip in the header is rejected") {
         // Header: magic (4), format (2), index bits (1), version bits (1), component count (4).
@@ -273,6 +293,7 @@ TEST_CASE("parse rejects absurd counts and impossible types", "[schema][parse]")
     put_u32(bad, 8, 0xFFFFFFF0u); // component count
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("component types"));
+    CHECK(code_of(bad) == errc::too_large);
 
     bad = good;
     put_u32(bad, 8, static_cast<std::uint32_t>(schema::max_types) + 1u);
@@ -290,22 +311,32 @@ TEST_CASE("parse rejects absurd counts and impossible types", "[schema][parse]")
     put_u32(bad, size_at, 1u << 30);
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("impossible size"));
+    CHECK(code_of(bad) == errc::too_large);
+
+    bad = good;
+    put_u32(bad, size_at, 6); // under the limit, but not a multiple of the alignment (4)
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK_THAT(error, Catch::Contains("impossible size 6"));
+    CHECK(code_of(bad) == errc::corrupt);
 
     bad = good;
     put_u32(bad, align_at, 3);
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("alignment 3"));
+    CHECK(code_of(bad) == errc::corrupt);
 
     bad = good;
     bad[nfields_at] = std::byte{0xFF};
     bad[nfields_at + 1] = std::byte{0xFF};
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("65535 fields"));
+    CHECK(code_of(bad) == errc::too_large);
 
     bad = good;
     bad[type0] = std::byte{0}; // empty type name
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("empty type name"));
+    CHECK(code_of(bad) == errc::corrupt);
 }
 
 TEST_CASE("parse rejects field tables that do not tile their type", "[schema][parse]") {
@@ -372,6 +403,7 @@ TEST_CASE("parse rejects bad groups and duplicate names", "[schema][parse]") {
     bad[good.size() - 2] = std::byte{0}; // both ids 0: owned twice
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("already owned"));
+    CHECK(code_of(bad) == errc::corrupt);
 
     bad = good;
     bad[good.size() - 6] = std::byte{1}; // group of one type

@@ -382,11 +382,11 @@ void same_ops(world &w, int salt) {
 
 TEST_CASE("validate_state accepts a real world's state", "[world][state]") {
     const world w = busy_world();
-    CHECK(validate(w, capture(w)).empty());
+    CHECK(check_state(w, capture(w)).ok());
     const world empty{grouped_schema()};
-    CHECK(validate(empty, capture(empty)).empty());
+    CHECK(check_state(empty, capture(empty)).ok());
     // Another world of the same schema judges the same state.
-    CHECK(validate(empty, capture(w)).empty());
+    CHECK(check_state(empty, capture(w)).ok());
 }
 
 TEST_CASE("validate_state rejects broken free lists", "[world][state]") {
@@ -397,7 +397,7 @@ TEST_CASE("validate_state rejects broken free lists", "[world][state]") {
     w.destroy(e[4]);
     w.destroy(e[2]); // free list 1 -> 4 -> 2
     const auto good = capture(w);
-    REQUIRE(validate(w, good).empty());
+    REQUIRE(check_state(w, good).ok());
     REQUIRE(good.free.head == 1u);
     REQUIRE(good.free.tail == 2u);
 
@@ -405,11 +405,13 @@ TEST_CASE("validate_state rejects broken free lists", "[world][state]") {
         auto bad = good;
         bad.table[2] = entity_traits::construct(1, to_version(bad.table[2])); // tail links back to head
         CHECK_THAT(validate(w, bad), Catch::Contains("cycle"));
+        CHECK(check_state(w, bad).code() == errc::corrupt);
+        CHECK(check_state(w, bad).err().offset == error::no_offset); // the regions come already split
     }
     SECTION("a self loop is not mistaken for a live entity") {
         auto bad = good;
         bad.table[4] = entity_traits::construct(4, 0);
-        CHECK_FALSE(validate(w, bad).empty());
+        CHECK_FALSE(check_state(w, bad).ok());
     }
     SECTION("an out-of-range link") {
         auto bad = good;
@@ -452,7 +454,7 @@ TEST_CASE("validate_state rejects broken free lists", "[world][state]") {
 TEST_CASE("validate_state rejects bad pools and groups", "[world][state]") {
     const world w = busy_world();
     const auto good = capture(w);
-    REQUIRE(validate(w, good).empty());
+    REQUIRE(check_state(w, good).ok());
     const auto pos_id = w.get_schema().find_component("position");
     const auto vel_id = w.get_schema().find_component("velocity");
     const auto health_id = w.get_schema().find_component("health");
@@ -493,25 +495,28 @@ TEST_CASE("validate_state rejects bad pools and groups", "[world][state]") {
         auto bad = good;
         bad.owners.pop_back();
         CHECK_THAT(validate(w, bad), Catch::Contains("pools"));
+        CHECK(check_state(w, bad).code() == errc::schema_mismatch);
         bad = good;
         bad.groups.push_back(0);
         CHECK_THAT(validate(w, bad), Catch::Contains("group count"));
+        CHECK(check_state(w, bad).code() == errc::schema_mismatch);
         bad = good;
         bad.resources.push_back(std::byte{0});
         CHECK_THAT(validate(w, bad), Catch::Contains("resource block"));
+        CHECK(check_state(w, bad).code() == errc::schema_mismatch);
     }
     SECTION("a live slot with a saturated version") {
         auto bad = good;
         const entity e = bad.owners[health_id][0];
         bad.table[to_index(e)] = entity_traits::construct(to_index(e), entity_traits::version_mask);
-        CHECK_FALSE(validate(w, bad).empty());
+        CHECK_FALSE(check_state(w, bad).ok());
     }
 }
 
 TEST_CASE("validate_state rejects an incomplete group and bad resource presence bytes", "[world][state]") {
     const world w = busy_world();
     const auto good = capture(w);
-    REQUIRE(validate(w, good).empty());
+    REQUIRE(check_state(w, good).ok());
     const auto pos_id = w.get_schema().find_component("position");
     const auto vel_id = w.get_schema().find_component("velocity");
     REQUIRE(good.groups[0] >= 3u);
@@ -522,6 +527,7 @@ TEST_CASE("validate_state rejects an incomplete group and bad resource presence 
         auto bad = good;
         --bad.groups[0];
         CHECK_THAT(validate(w, bad), Catch::Contains("group 0 is incomplete") && Catch::Contains("every owned type"));
+        CHECK(check_state(w, bad).code() == errc::corrupt);
     }
     SECTION("a complete entity past the prefix, the prefix itself consistent") {
         // Move the last packed entity behind the others in both pools and shorten the group:
@@ -542,6 +548,7 @@ TEST_CASE("validate_state rejects an incomplete group and bad resource presence 
         REQUIRE(bad.resources[1] == std::byte{1}); // game_clock is set
         bad.resources[1] = std::byte{2};
         CHECK_THAT(validate(w, bad), Catch::Contains("presence byte of resource 'game_clock' is 2, not 0 or 1"));
+        CHECK(check_state(w, bad).code() == errc::corrupt);
         bad = good;
         REQUIRE(bad.resources[0] == std::byte{0}); // rng_state is not
         bad.resources[0] = std::byte{0xFF};

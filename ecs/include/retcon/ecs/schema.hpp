@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "error.hpp"
 #include "type_info.hpp"
 
 namespace retcon {
@@ -121,9 +122,13 @@ public:
     [[nodiscard]] std::vector<std::byte> serialize() const;
     /// @brief 64-bit FNV-1a of serialize().
     [[nodiscard]] std::uint64_t hash() const;
-    /// @brief Reads a canonical byte form from untrusted bytes. On failure returns nullopt and,
-    /// if @p error is given, stores a message saying what was wrong and at which offset.
-    [[nodiscard]] static std::optional<schema> parse(std::span<const std::byte> bytes, std::string *error = nullptr);
+    /// @brief Reads a canonical byte form from untrusted bytes (docs/file-format.md, "Schema
+    /// block"). On failure the error says what was wrong, and `err().offset` is the byte offset
+    /// in @p bytes where it was found. Codes: errc::truncated (the block ends early),
+    /// errc::bad_magic, errc::bad_version (another format version or entity layout),
+    /// errc::too_large (a count or type size over the limits above), errc::corrupt (anything
+    /// else inconsistent). `message()` starts with "schema".
+    [[nodiscard]] static result<schema> parse(std::span<const std::byte> bytes);
 
     /// @brief Lines describing how two schemas differ (empty if they are equal).
     [[nodiscard]] static std::vector<std::string> differences(const schema &a, const schema &b);

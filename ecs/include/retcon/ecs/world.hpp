@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "entity.hpp"
+#include "error.hpp"
 #include "group.hpp"
 #include "pool.hpp"
 #include "schema.hpp"
@@ -437,11 +438,13 @@ public:
 
     /// @brief O(n) structural check of state regions from an untrusted source (index ranges,
     /// free-list cycles, duplicate owners, group lengths and completeness, resource presence
-    /// bytes). Returns an empty string if sound, otherwise what is wrong.
-    [[nodiscard]] std::string validate_state(std::span<const entity> table, const free_list_state &free,
-                                             std::span<const std::span<const entity>> pool_owners,
-                                             std::span<const size_type> groups,
-                                             std::span<const std::byte> resources) const;
+    /// bytes). Succeeds if sound; otherwise the error says what is wrong: errc::schema_mismatch
+    /// when the region counts or sizes differ from this world's schema, errc::corrupt for the
+    /// rest. The regions come already split, so the error carries no byte offset.
+    [[nodiscard]] result<void> validate_state(std::span<const entity> table, const free_list_state &free,
+                                              std::span<const std::span<const entity>> pool_owners,
+                                              std::span<const size_type> groups,
+                                              std::span<const std::byte> resources) const;
 
     /// @brief Bytes of derived data (sparse indices) currently held, for memory accounting.
     [[nodiscard]] std::size_t derived_bytes() const noexcept;
