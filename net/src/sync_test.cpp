@@ -15,11 +15,6 @@ namespace {
 /// Lines of `sync_test_failure::fields` before the rest is summarised.
 constexpr std::size_t max_field_lines = 32;
 
-std::string entity_text(entity e) {
-    if (e == null_entity) return "null";
-    return std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
-}
-
 /// "pool.field of entity 12v3: a -> b" lines from a diff of (first-run replay, re-simulation).
 std::vector<std::string> field_lines(const snapshot_diff &d) {
     std::vector<std::string> all;
@@ -28,7 +23,7 @@ std::vector<std::string> field_lines(const snapshot_diff &d) {
     for (const auto &p : d.pools) {
         if (p.entities.empty() && p.order_differs) all.push_back(p.pool + ": same components in a different order");
         for (const auto &e : p.entities) {
-            const std::string who = " of entity " + entity_text(e.who);
+            const std::string who = " of entity " + retcon::to_string(e.who);
             if (e.what == entity_difference::kind::only_in_a) all.push_back(p.pool + who + ": only in the first run");
             else if (e.what == entity_difference::kind::only_in_b)
                 all.push_back(p.pool + who + ": only in the re-simulation");
@@ -180,10 +175,9 @@ bool sync_test::tick(const frame_inputs_buffer &in) {
                          in.players(), in.input_size(), m.players, m.isz);
     const frame_inputs view = in.view(m.current);
     const auto record = view.record();
-    for (std::size_t p = 0; p < m.players; ++p)
-        if ((static_cast<std::uint8_t>(record[p]) & ~slot_flags_mask) != 0)
-            internal::misuse("sync_test::tick: slot %zu has flag bits 0x%02x beyond present and replaced", p,
-                             static_cast<unsigned>(record[p]));
+    if (const std::size_t p = view.first_unknown_flags(); p != m.players)
+        internal::misuse("sync_test::tick: slot %zu has flag bits 0x%02x beyond present and replaced", p,
+                         static_cast<unsigned>(record[p]));
     if (m.fail) return false;
     std::memcpy(m.inputs.put(m.current), record.data(), m.rec);
     return m.advance();

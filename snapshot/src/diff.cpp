@@ -20,7 +20,7 @@ std::vector<std::uint32_t> element_sizes(const schema &s) {
 
 std::string slot_text(entity slot, std::size_t index) {
     if (slot == null_entity) return "retired";
-    if (to_index(slot) == index) return internal::entity_name(slot) + " (live)";
+    if (to_index(slot) == index) return retcon::to_string(slot) + " (live)";
     return "free, next version " + std::to_string(to_version(slot));
 }
 
@@ -153,7 +153,7 @@ std::string snapshot_diff::to_text() const {
         s += "pool " + p.pool + ": " + std::to_string(p.count_a) + " vs " + std::to_string(p.count_b) + " components";
         s += p.order_differs ? ", same contents in a different order\n" : "\n";
         for (const auto &e : p.entities) {
-            s += "  entity " + internal::entity_name(e.who);
+            s += "  entity " + retcon::to_string(e.who);
             if (e.what == entity_difference::kind::only_in_a) s += ": only in the first\n";
             else if (e.what == entity_difference::kind::only_in_b) s += ": only in the second\n";
             else {
@@ -194,7 +194,7 @@ std::string snapshot_diff::to_json() const {
             const char *what = e.what == entity_difference::kind::only_in_a   ? "only_in_a"
                                : e.what == entity_difference::kind::only_in_b ? "only_in_b"
                                                                               : "changed";
-            s += std::string(k ? "," : "") + "{\"entity\":" + json_string(internal::entity_name(e.who)) + ",\"kind\":\"" +
+            s += std::string(k ? "," : "") + "{\"entity\":" + json_string(retcon::to_string(e.who)) + ",\"kind\":\"" +
                  what + "\",\"fields\":[";
             for (std::size_t f = 0; f < e.fields.size(); ++f)
                 s += std::string(f ? "," : "") + "{\"field\":" + json_string(e.fields[f].field) +

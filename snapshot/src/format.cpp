@@ -92,9 +92,4 @@ std::string format_value(const schema::field &f, const std::byte *bytes, bool js
 
 std::string hex64(std::uint64_t v) { return number("%016" PRIx64, v); }
 
-std::string entity_name(entity e) {
-    if (e == null_entity) return "null";
-    return std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
-}
-
 } // namespace retcon::internal

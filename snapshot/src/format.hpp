@@ -16,8 +16,6 @@ std::string format_value(const schema::field &f, const std::byte *bytes, bool js
 std::string json_string(std::string_view s);
 /// @brief 16 lowercase hex digits.
 std::string hex64(std::uint64_t v);
-/// @brief "index" + "v" + "version", or "null".
-std::string entity_name(entity e);
 } // namespace retcon::internal
 
 #endif

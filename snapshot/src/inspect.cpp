@@ -174,7 +174,7 @@ std::string dump_json(const snapshot &image, const schema &s) {
     for (std::size_t idx = 0; idx < v->entities.size(); ++idx) {
         const entity e = v->entities[idx];
         if (to_index(e) != idx) continue;
-        out += std::string(first ? "" : ",") + "{\"entity\":" + json_string(internal::entity_name(e)) + ",\"components\":{";
+        out += std::string(first ? "" : ",") + "{\"entity\":" + json_string(retcon::to_string(e)) + ",\"components\":{";
         first = false;
         bool firstc = true;
         for (std::size_t i = 0; i < v->owners.size(); ++i) {

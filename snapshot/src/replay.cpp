@@ -260,10 +260,9 @@ result<void> replay_writer::add_frame(const frame_inputs &in, const world &after
                                             std::to_string(in.players()) + " players of " + std::to_string(in.input_size()) +
                                             " input bytes; the replay has " + std::to_string(m.settings.players) + " of " +
                                             std::to_string(m.settings.input_size)};
-    for (std::size_t slot = 0; slot < in.players(); ++slot)
-        if ((static_cast<std::uint8_t>(in.flags(slot)) & ~slot_flags_mask) != 0)
-            return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) +
-                                                " has unknown flag bits for slot " + std::to_string(slot)};
+    if (const std::size_t slot = in.first_unknown_flags(); slot != in.players())
+        return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) +
+                                            " has unknown flag bits for slot " + std::to_string(slot)};
     if (in.frame() != m.next_frame || in.frame() > max_frame)
         return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) + " given where frame " +
                                             std::to_string(m.next_frame) + " comes next"};
@@ -583,11 +582,13 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
             raw.resize(raw_size);
             if (auto d = p->decode_chunk(pos, raw); !d) return d.err();
-            for (std::uint32_t k = 0; k < count; ++k)
-                for (std::uint32_t slot = 0; slot < s.players; ++slot)
-                    if ((static_cast<std::uint8_t>(raw[k * p->record + slot]) & ~slot_flags_mask) != 0)
-                        return error{errc::corrupt, where(name, pos) + "frame " + std::to_string(expected_frame + k) +
-                                                        " has unknown flag bits for slot " + std::to_string(slot)};
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const frame_inputs in{static_cast<frame_t>(expected_frame + k), s.players, s.input_size,
+                                      raw.data() + std::size_t{k} * p->record};
+                if (const std::size_t slot = in.first_unknown_flags(); slot != in.players())
+                    return error{errc::corrupt, where(name, pos) + "frame " + std::to_string(in.frame()) +
+                                                    " has unknown flag bits for slot " + std::to_string(slot)};
+            }
             p->records.insert(p->records.end(), raw.begin(), raw.end());
             expected_frame += count;
             p->frame_count += count;

@@ -31,6 +31,12 @@ TEST_CASE("entity_traits packs and unpacks index and version", "[entity]") {
     CHECK(entity_traits::max_version < entity_traits::version_mask);
 }
 
+TEST_CASE("to_string names a handle by index and version", "[entity]") {
+    CHECK(to_string(entity_traits::construct(12u, 3u)) == "12v3");
+    CHECK(to_string(entity_traits::construct(0u, 0u)) == "0v0");
+    CHECK(to_string(null_entity) == "null");
+}
+
 TEST_CASE("create hands out distinct live handles, destroy makes them stale", "[entity]") {
     world w{standard_schema()};
     CHECK(w.alive() == 0);

@@ -73,6 +73,21 @@ TEST_CASE("slot_flags combine and test bit by bit", "[frame]") {
     CHECK(static_cast<std::uint8_t>(both) == slot_flags_mask);
 }
 
+TEST_CASE("known_flags and first_unknown_flags find bits beyond present and replaced", "[frame]") {
+    CHECK(known_flags(slot_flags::none));
+    CHECK(known_flags(slot_flags::present | slot_flags::replaced));
+    CHECK_FALSE(known_flags(static_cast<slot_flags>(4)));
+    CHECK_FALSE(known_flags(static_cast<slot_flags>(0x81)));
+    // Three slots, one byte of input each: flags 1, 3, 1 then inputs.
+    std::array<std::byte, 6> record{std::byte{1}, std::byte{3}, std::byte{1}, std::byte{7}, std::byte{8}, std::byte{9}};
+    const frame_inputs good{5, 3, 1, record.data()};
+    CHECK(good.first_unknown_flags() == 3); // players(): every slot's flags are known
+    record[1] = std::byte{0x13};
+    record[2] = std::byte{0x40};
+    const frame_inputs bad{5, 3, 1, record.data()};
+    CHECK(bad.first_unknown_flags() == 1); // the first bad slot, not a later one
+}
+
 TEST_CASE("frame_inputs reads flags and inputs from one record", "[frame]") {
     // Record layout: 3 flag bytes, then 3 inputs of 4 bytes.
     std::array<std::byte, frame_inputs::record_size(3, sizeof(pad_input))> record{};

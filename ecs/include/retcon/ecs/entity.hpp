@@ -2,6 +2,7 @@
 #define RETCON_ECS_ENTITY_HPP
 
 #include <cstdint>
+#include <string>
 
 #include "../config.hpp"
 
@@ -52,6 +53,12 @@ inline constexpr entity null_entity{~std::uint32_t{0}};
 [[nodiscard]] constexpr std::uint32_t to_version(entity e) noexcept { return entity_traits::to_version(e); }
 /// @brief Raw value of @p e.
 [[nodiscard]] constexpr std::uint32_t to_integral(entity e) noexcept { return entity_traits::to_integral(e); }
+
+/// @brief @p e as text for messages, diffs and dumps: index "v" version ("12v3"), or "null".
+[[nodiscard]] inline std::string to_string(entity e) {
+    if (e == null_entity) return "null";
+    return std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
+}
 
 } // namespace retcon
 

@@ -58,6 +58,10 @@ enum class slot_flags : std::uint8_t {
 }
 /// @brief The flag bits a valid record may carry (anything else is corruption).
 inline constexpr std::uint8_t slot_flags_mask = 3u;
+/// @brief True if @p flags carries no bits beyond present and replaced.
+[[nodiscard]] constexpr bool known_flags(slot_flags flags) noexcept {
+    return (static_cast<std::uint8_t>(flags) & ~slot_flags_mask) == 0;
+}
 
 /**
  * @brief Every player's input for one frame, as handed to the game's step: a read-only view
@@ -109,6 +113,13 @@ public:
         T v;
         std::memcpy(&v, input(slot).data(), sizeof(T));
         return v;
+    }
+    /// @brief The first slot whose flags carry bits beyond present and replaced, or players() if
+    /// every slot's flags are known (readers of files and callers that fill records check this).
+    [[nodiscard]] std::size_t first_unknown_flags() const noexcept {
+        std::size_t slot = 0;
+        while (slot < players_ && known_flags(static_cast<slot_flags>(record_[slot]))) ++slot;
+        return slot;
     }
     /// @brief The whole record (flags then inputs): what is recorded, compared and hashed.
     [[nodiscard]] std::span<const std::byte> record() const noexcept {
@@ -164,7 +175,7 @@ public:
         if (input.size() != input_size_)
             internal::misuse("frame_inputs_buffer::set_bytes: %zu bytes given, the input size is %zu", input.size(),
                              input_size_);
-        if ((static_cast<std::uint8_t>(flags) & ~slot_flags_mask) != 0)
+        if (!known_flags(flags))
             internal::misuse("frame_inputs_buffer::set_bytes: flags 0x%x carry bits outside slot_flags",
                              static_cast<unsigned>(flags));
         bytes_[slot] = static_cast<std::byte>(flags);
