@@ -17,6 +17,13 @@ constexpr const char *empty_text = "empty packet";
 constexpr const char *kind_text = "message of another kind";
 constexpr const char *truncated_text = "message ends before its last field";
 constexpr const char *trailing_text = "bytes after the end of the message";
+// Texts that name a limit; the asserts keep them true when a limit changes.
+constexpr const char *players_text = "player slots outside 1..32";
+constexpr const char *frames_text = "more than 64 frames in one packet";
+static_assert(limits::max_players == 32 && limits::max_frames_per_packet == 64 && limits::max_input_delay == 60 &&
+                  limits::snapshot_chunk == 1000 && limits::max_snapshot == 64u << 20 && limits::max_name == 32 &&
+                  limits::max_text == 512,
+              "a limit changed: update the rejection texts in this file that name it");
 
 /// Starts a message: clears @p out and returns a writer for it.
 internal::byte_writer start(std::vector<std::byte> &out, message_kind kind) {
@@ -113,6 +120,15 @@ result<void> decode_inputs_at(std::span<const std::byte> encoded, std::span<cons
         out[i] ^= prev;
     }
     return {};
+}
+
+/// Moves every header field of a decoded @p header into @p to, keeping @p to's payload buffer
+/// (and its capacity: no allocation). @p header's own payload is empty.
+template<class Msg>
+void assign_header(Msg &to, Msg &&header, std::vector<std::byte> Msg::*payload) noexcept {
+    std::vector<std::byte> kept = std::move(to.*payload);
+    to = std::move(header);
+    to.*payload = std::move(kept);
 }
 
 // Byte offsets of the payload length in input and confirmed messages (docs/protocol.md).
@@ -216,7 +232,7 @@ result<void> decode(std::span<const std::byte> in, welcome_msg &m) {
     v.token = r.u64();
     if (auto e = expect_end(r); !e) return e;
     if (v.max_players < 1 || v.max_players > limits::max_players)
-        return error{errc::corrupt, "player slots outside 1..32", 2};
+        return error{errc::corrupt, players_text, 2};
     if (v.slot != 0xff && v.slot >= v.max_players) return error{errc::corrupt, "slot beyond the player slots", 1};
     if (v.tick_hz == 0) return error{errc::corrupt, "tick rate of 0 Hz", 3};
     if (v.input_delay > limits::max_input_delay) return error{errc::corrupt, "input delay above 60 frames", 5};
@@ -287,20 +303,9 @@ result<std::span<const std::byte>> input_header(std::span<const std::byte> in, i
     h.checksum = r.u64();
     const auto payload = r.bytes(r.u16());
     if (auto e = expect_end(r); !e) return e.err();
-    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, "more than 64 frames in one packet", 10};
+    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, frames_text, 10};
     if (h.first_frame > max_frame - h.count) return error{errc::corrupt, "frames run past the last frame", 6};
     return payload;
-}
-
-/// Copies the header fields (not the inputs) of @p from into @p to.
-void assign_header(input_msg &to, const input_msg &from) noexcept {
-    to.slot = from.slot;
-    to.ack_confirmed = from.ack_confirmed;
-    to.first_frame = from.first_frame;
-    to.count = from.count;
-    to.client_time_ms = from.client_time_ms;
-    to.checksum_frame = from.checksum_frame;
-    to.checksum = from.checksum;
 }
 
 } // namespace
@@ -309,7 +314,7 @@ result<void> decode_header(std::span<const std::byte> in, input_msg &m) {
     input_msg h; // its empty vector does not allocate
     const auto payload = input_header(in, h);
     if (!payload) return payload.err();
-    assign_header(m, h);
+    assign_header(m, std::move(h), &input_msg::inputs);
     return {};
 }
 
@@ -318,7 +323,7 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
     const auto payload = input_header(in, h);
     if (!payload) return payload.err();
     if (auto r = decode_inputs_at(*payload, base, input_size, h.count, m.inputs, input_payload_at + 2); !r) return r;
-    assign_header(m, h);
+    assign_header(m, std::move(h), &input_msg::inputs);
     return {};
 }
 
@@ -358,23 +363,11 @@ result<std::span<const std::byte>> confirmed_header(std::span<const std::byte> i
     h.base = r.u8();
     const auto payload = r.bytes(r.u16());
     if (auto e = expect_end(r); !e) return e.err();
-    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, "more than 64 frames in one packet", 21};
-    if (h.players < 1 || h.players > limits::max_players) return error{errc::corrupt, "player slots outside 1..32", 22};
+    if (h.count > limits::max_frames_per_packet) return error{errc::too_large, frames_text, 21};
+    if (h.players < 1 || h.players > limits::max_players) return error{errc::corrupt, players_text, 22};
     if (h.base > 1u) return error{errc::corrupt, "base flag other than 0 or 1", 23};
     if (h.first_frame > max_frame - h.count) return error{errc::corrupt, "frames run past the last frame", 17};
     return payload;
-}
-
-void assign_header(confirmed_msg &to, const confirmed_msg &from) noexcept {
-    to.ack_input = from.ack_input;
-    to.margin_ms = from.margin_ms;
-    to.echo_time_ms = from.echo_time_ms;
-    to.hold_ms = from.hold_ms;
-    to.server_frame = from.server_frame;
-    to.first_frame = from.first_frame;
-    to.count = from.count;
-    to.players = from.players;
-    to.base = from.base;
 }
 
 } // namespace
@@ -383,7 +376,7 @@ result<void> decode_header(std::span<const std::byte> in, confirmed_msg &m) {
     confirmed_msg h;
     const auto payload = confirmed_header(in, h);
     if (!payload) return payload.err();
-    assign_header(m, h);
+    assign_header(m, std::move(h), &confirmed_msg::frames);
     return {};
 }
 
@@ -396,7 +389,7 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
                                   std::size_t{h.players} * (1u + input_size), h.count, m.frames, confirmed_payload_at + 2);
         !r)
         return r;
-    assign_header(m, h);
+    assign_header(m, std::move(h), &confirmed_msg::frames);
     return {};
 }
 
