@@ -117,12 +117,12 @@ struct client_session::impl final : transport_handler {
         return a.empty() ? std::string{"the server"} : a;
     }
 
-    /// Gives up before the match started (no welcome): the transport is closed.
-    void fail_to_connect() {
+    /// Ends a session that never got its welcome: the connection did not come up, or the
+    /// server did not answer the handshake.
+    void connect_failed() {
         state = client_state::disconnected;
         emit(session_event_kind::disconnected, current, slot,
              transport_up ? server_name() + " did not answer the handshake" : "could not connect to " + server_name());
-        net.disconnect(0);
     }
 
     void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
@@ -152,8 +152,7 @@ struct client_session::impl final : transport_handler {
 
     void on_disconnect(peer_id) override {
         if (state == client_state::connecting && !transport_up) { // the attempt itself failed
-            state = client_state::disconnected;
-            emit(session_event_kind::disconnected, current, slot, "could not connect to " + server_name());
+            connect_failed();
         } else if (state != client_state::rejected && state != client_state::disconnected) {
             state = client_state::disconnected;
             emit(session_event_kind::disconnected, current, slot, "connection closed");
@@ -222,9 +221,8 @@ struct client_session::impl final : transport_handler {
             // Acknowledge, so the server's end_match can finish without waiting for its
             // timeout; the server then closes the connection (docs/net.md).
             if (state == client_state::disconnected) return;
-            std::vector<std::byte> ack;
-            wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::acknowledged)}, ack);
-            send(wire::channel::control, ack);
+            wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::acknowledged)}, out);
+            send(wire::channel::control, out);
             net.flush();
             state = client_state::disconnected;
             emit(session_event_kind::match_ended, current, slot, "the server ended the match");
@@ -568,8 +566,10 @@ struct client_session::impl final : transport_handler {
         if (connect_start == 0) connect_start = t | 1u; // never 0: "not started"
         net.poll(t, *this);
         if (state == client_state::connecting && opt.connect_timeout_ms != 0 &&
-            now - std::min(now, connect_start) >= opt.connect_timeout_ms)
-            fail_to_connect();
+            now - std::min(now, connect_start) >= opt.connect_timeout_ms) {
+            connect_failed();
+            net.disconnect(0); // abandon the attempt
+        }
         if (state == client_state::running || state == client_state::loading) {
             const std::uint64_t silent = now - last_recv;
             if (!interrupted && silent >= cfg.interrupt_ms) {
