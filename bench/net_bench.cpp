@@ -63,7 +63,7 @@ struct rollback_fixture {
     retcon::snapshot_ring ring{ring_head + 1};
     explicit rollback_fixture(std::uint32_t n) {
         sw::build_world(w, n);
-        for (std::uint64_t f = 0; f < ring_head; ++f) {
+        for (retcon::frame_t f = 0; f < ring_head; ++f) {
             ring.save(w, f);
             step<Step>(w, n);
         }
@@ -73,15 +73,15 @@ struct rollback_fixture {
 template<step_kind Step, bool Client>
 void rollback(benchmark::State &state) {
     const auto n = n_of(state);
-    const auto frames = static_cast<std::uint64_t>(state.range(1));
+    const auto frames = static_cast<retcon::frame_t>(state.range(1));
     rollback_fixture<Step> fx{n};
-    const std::uint64_t from = ring_head - frames;
+    const retcon::frame_t from = ring_head - frames;
     double restore_s = 0, resim_s = 0;
     for (auto _ : state) {
         const auto t0 = clock_type::now();
         if (!fx.ring.restore(fx.w, from)) state.SkipWithError("restore failed");
         const auto t1 = clock_type::now();
-        for (std::uint64_t f = from; f < ring_head; ++f) {
+        for (retcon::frame_t f = from; f < ring_head; ++f) {
             if (Client && f != from) fx.ring.save(fx.w, f);
             step<Step>(fx.w, n);
         }

@@ -30,9 +30,9 @@ struct server_session::impl final : transport_handler {
         std::string name;
         std::uint64_t last_recv = 0;
         bool interrupted = false;
-        std::uint32_t ack_confirmed = 0;
-        std::uint32_t sync_frame = 0;
-        std::uint32_t recv_high = 0;
+        frame_t ack_confirmed = 0;
+        frame_t sync_frame = 0;
+        frame_t recv_high = 0;
         internal::frame_ring inputs;
         std::array<std::int16_t, margin_samples> margins{};
         std::size_t margin_count = 0, margin_next = 0;
@@ -44,8 +44,8 @@ struct server_session::impl final : transport_handler {
         std::uint32_t packets_in_second = 0;
         std::uint64_t second_start = 0;
         std::uint32_t uploads = 0;
-        std::uint32_t awaiting_upload = wire::no_frame;
-        std::uint32_t last_checksum_frame = wire::no_frame;
+        frame_t awaiting_upload = no_frame;
+        frame_t last_checksum_frame = no_frame;
         internal::transfer_receiver upload{0};
     };
 
@@ -60,21 +60,21 @@ struct server_session::impl final : transport_handler {
     double period;
     bool started = false;
     std::uint64_t t0 = 0;
-    std::uint32_t f0 = 0;
-    std::uint32_t next_frame = 0;
+    frame_t f0 = 0;
+    frame_t next_frame = 0;
     std::uint64_t now = 0;
 
     std::map<peer_id, conn> conns;
     std::vector<peer_id> slot_owner;
     // First frame a slot is present: set by the player's first input (a player still loading
     // its snapshot is not in the game yet, so its inputs are not "replaced").
-    std::vector<std::uint32_t> join_frame;
+    std::vector<frame_t> join_frame;
     std::vector<std::uint64_t> slot_token;
     std::vector<std::byte> last_input;
     internal::frame_ring history;
     internal::frame_ring hashes;
     std::vector<snapshot> forensic;
-    std::vector<std::uint32_t> forensic_frame;
+    std::vector<frame_t> forensic_frame;
     snapshot scratch;
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
@@ -99,20 +99,20 @@ struct server_session::impl final : transport_handler {
         rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slot_owner.assign(players, no_peer);
-        join_frame.assign(players, wire::no_frame);
+        join_frame.assign(players, no_frame);
         slot_token.assign(players, 0);
         last_input.assign(players * isz, std::byte{0});
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
         forensic.resize(std::max<std::uint32_t>(opt.forensic_frames, 1u));
-        forensic_frame.assign(forensic.size(), wire::no_frame);
+        forensic_frame.assign(forensic.size(), no_frame);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
             std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
     }
 
-    void emit(session_event_kind k, std::uint32_t frame, int s = -1, std::string text = {}) {
+    void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
         events.push_back(session_event{k, frame, s, std::move(text)});
     }
 
@@ -121,7 +121,7 @@ struct server_session::impl final : transport_handler {
         net.send(c.peer, ch, data);
     }
 
-    double deadline(std::uint32_t f) const { return static_cast<double>(t0) + (static_cast<double>(f) - f0) * period; }
+    double deadline(frame_t f) const { return static_cast<double>(t0) + (static_cast<double>(f) - f0) * period; }
 
     // ---------------------------------------------------------------- connections
     void on_connect(peer_id peer) override {
@@ -215,7 +215,7 @@ struct server_session::impl final : transport_handler {
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
             slot_owner[s] = c.peer;
-            join_frame[s] = wire::no_frame;
+            join_frame[s] = no_frame;
             if (slot_token[s] == 0 || h.reconnect_token == 0) slot_token[s] = token_rng() | 1u;
             std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
             m.slot = static_cast<std::uint8_t>(slot);
@@ -242,9 +242,9 @@ struct server_session::impl final : transport_handler {
             return hostile(c, "input for frame " + std::to_string(imsg.first_frame) + ", far beyond server frame " +
                                   std::to_string(next_frame));
         auto &joined = join_frame[static_cast<std::size_t>(c.slot)];
-        if (joined == wire::no_frame && imsg.count > 0) joined = std::max(next_frame, imsg.first_frame);
+        if (joined == no_frame && imsg.count > 0) joined = std::max(next_frame, imsg.first_frame);
         for (std::uint32_t k = 0; k < imsg.count; ++k) {
-            const std::uint32_t f = imsg.first_frame + k;
+            const frame_t f = imsg.first_frame + k;
             if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
                 const double margin = deadline(f) - static_cast<double>(now);
                 c.margins[c.margin_next] = static_cast<std::int16_t>(std::clamp(margin, -30000.0, 30000.0));
@@ -264,11 +264,11 @@ struct server_session::impl final : transport_handler {
         c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
         c.echo_time = imsg.client_time_ms;
         c.echo_at = now;
-        if (imsg.checksum_frame != wire::no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
+        if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
     }
 
-    void check_hash(conn &c, std::uint32_t frame, std::uint64_t h) {
-        if (c.last_checksum_frame != wire::no_frame && frame <= c.last_checksum_frame) return;
+    void check_hash(conn &c, frame_t frame, std::uint64_t h) {
+        if (c.last_checksum_frame != no_frame && frame <= c.last_checksum_frame) return;
         const std::byte *mine = hashes.get(frame);
         if (!mine || frame < c.sync_frame) return;
         c.last_checksum_frame = frame;
@@ -295,12 +295,12 @@ struct server_session::impl final : transport_handler {
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
         if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
-        if (c.awaiting_upload == wire::no_frame || m.frame != c.awaiting_upload)
+        if (c.awaiting_upload == no_frame || m.frame != c.awaiting_upload)
             return hostile(c, "unrequested snapshot upload");
         if (!c.upload.add(m)) return hostile(c, "inconsistent or oversized snapshot upload");
         if (!c.upload.complete()) return;
-        const std::uint32_t frame = c.awaiting_upload;
-        c.awaiting_upload = wire::no_frame;
+        const frame_t frame = c.awaiting_upload;
+        c.awaiting_upload = no_frame;
         auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by slot " + std::to_string(c.slot));
         c.upload.reset();
         std::string names;
@@ -413,7 +413,7 @@ struct server_session::impl final : transport_handler {
         if (ended) return;
         if (next_frame == max_frame) return end_match(); // frame numbers never wrap (docs/frames.md)
         if (!recording_started) start_recording();
-        const std::uint32_t f = next_frame;
+        const frame_t f = next_frame;
         std::byte *r = history.put(f);
         for (std::size_t s = 0; s < players; ++s) {
             std::byte &flag = r[s];
@@ -421,7 +421,7 @@ struct server_session::impl final : transport_handler {
             std::byte *last = last_input.data() + s * isz;
             const auto owner = slot_owner[s];
             const auto it = owner == no_peer ? conns.end() : conns.find(owner);
-            if (it == conns.end() || join_frame[s] == wire::no_frame || f < join_frame[s]) {
+            if (it == conns.end() || join_frame[s] == no_frame || f < join_frame[s]) {
                 flag = std::byte{0};
                 std::memset(in, 0, isz);
                 continue;
@@ -458,7 +458,7 @@ struct server_session::impl final : transport_handler {
     void broadcast() {
         for (auto &[peer, c] : conns) {
             if (!c.active) continue;
-            std::uint32_t first = std::max(c.ack_confirmed, c.sync_frame);
+            frame_t first = std::max(c.ack_confirmed, c.sync_frame);
             if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
                 send_snapshot(c);
                 first = c.sync_frame;
@@ -474,7 +474,7 @@ struct server_session::impl final : transport_handler {
                 const std::byte *r = history.get(first + k);
                 cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
             }
-            std::uint32_t ack = next_frame;
+            frame_t ack = next_frame;
             while (c.inputs.has(ack)) ++ack;
             cmsg.ack_input = ack;
             cmsg.margin_ms = margin_of(c);
@@ -562,7 +562,7 @@ bool server_session::next_event(session_event &out) {
 }
 void server_session::end_match() { impl_->end_match(); }
 bool server_session::finished() const noexcept { return impl_->finished(); }
-std::uint32_t server_session::frame() const noexcept { return impl_->next_frame; }
+frame_t server_session::frame() const noexcept { return impl_->next_frame; }
 int server_session::players() const noexcept {
     return static_cast<int>(std::count_if(impl_->slot_owner.begin(), impl_->slot_owner.end(), [](peer_id p) { return p != no_peer; }));
 }

@@ -7,14 +7,14 @@ namespace retcon {
 
 snapshot_ring::snapshot_ring(std::size_t capacity) : slots_(capacity == 0 ? 1 : capacity) {}
 
-void snapshot_ring::save(const world &w, std::uint64_t frame) {
+void snapshot_ring::save(const world &w, frame_t frame) {
     slot &s = slots_[frame % slots_.size()];
     retcon::save(w, s.image, frame);
     s.frame = frame;
     s.valid = true;
 }
 
-result<void> snapshot_ring::restore(world &w, std::uint64_t frame) {
+result<void> snapshot_ring::restore(world &w, frame_t frame) {
     const slot &s = slots_[frame % slots_.size()];
     if (!s.valid || s.frame != frame) {
         std::string held = "nothing";
@@ -33,22 +33,22 @@ result<void> snapshot_ring::restore(world &w, std::uint64_t frame) {
     return {};
 }
 
-bool snapshot_ring::contains(std::uint64_t frame) const noexcept { return find(frame) != nullptr; }
+bool snapshot_ring::contains(frame_t frame) const noexcept { return find(frame) != nullptr; }
 
-const snapshot *snapshot_ring::find(std::uint64_t frame) const noexcept {
+const snapshot *snapshot_ring::find(frame_t frame) const noexcept {
     const slot &s = slots_[frame % slots_.size()];
     return s.valid && s.frame == frame ? &s.image : nullptr;
 }
 
-std::optional<std::uint64_t> snapshot_ring::oldest() const noexcept {
-    std::optional<std::uint64_t> r;
+std::optional<frame_t> snapshot_ring::oldest() const noexcept {
+    std::optional<frame_t> r;
     for (const slot &s : slots_)
         if (s.valid && (!r || s.frame < *r)) r = s.frame;
     return r;
 }
 
-std::optional<std::uint64_t> snapshot_ring::newest() const noexcept {
-    std::optional<std::uint64_t> r;
+std::optional<frame_t> snapshot_ring::newest() const noexcept {
+    std::optional<frame_t> r;
     for (const slot &s : slots_)
         if (s.valid && (!r || s.frame > *r)) r = s.frame;
     return r;

@@ -60,14 +60,14 @@ TEST_CASE("hashing a world does not allocate", "[snapshot][allocations]") {
 TEST_CASE("ring save and restore do not allocate in steady state", "[snapshot][allocations]") {
     world w = busy_world(4, 60);
     snapshot_ring ring{8};
-    for (std::uint64_t f = 0; f < 16; ++f) ring.save(w, f); // every slot reaches its size
+    for (retcon::frame_t f = 0; f < 16; ++f) ring.save(w, f); // every slot reaches its size
     REQUIRE(ring.restore(w, 15).ok());
     allocation_counter counter;
-    for (std::uint64_t f = 16; f < 200; ++f) {
+    for (retcon::frame_t f = 16; f < 200; ++f) {
         ring.save(w, f);
         if (f % 5 == 0) {
             REQUIRE(ring.restore(w, f - 3).ok());
-            for (std::uint64_t g = f - 2; g <= f; ++g) ring.save(w, g);
+            for (retcon::frame_t g = f - 2; g <= f; ++g) ring.save(w, g);
         }
     }
     CHECK(counter.count() == 0);
@@ -82,7 +82,7 @@ TEST_CASE("alternating between two states allocates nothing once both were seen"
     const snapshot b = save(large);
     world w{grouped_schema()};
     snapshot_ring ring{4};
-    std::uint64_t frame = 0;
+    retcon::frame_t frame = 0;
     auto cycle = [&] {
         for (int i = 0; i < 4; ++i) {
             REQUIRE(restore(w, (i % 2) ? a : b).ok());

@@ -79,18 +79,18 @@ TEST_CASE("rolling back a random number of frames and re-simulating converges on
         snapshot_ring ring{17};
         rng chooser{seed * 31u};
         std::vector<hash64> expected; // straight's hash at the start of each frame
-        for (std::uint64_t f = 0; f < 400; ++f) {
+        for (retcon::frame_t f = 0; f < 400; ++f) {
             expected.push_back(hash(straight));
             simulate_frame(straight, seed, f);
 
             ring.save(rolled, f);
             REQUIRE(hash(rolled) == expected[f]);
             if (f > 0 && chooser.chance(25)) {
-                const std::uint64_t back = 1 + chooser.below(static_cast<std::uint32_t>(std::min<std::uint64_t>(f, 16)));
-                const std::uint64_t to = f - back;
+                const retcon::frame_t back = 1 + chooser.below(std::min<std::uint32_t>(f, 16));
+                const retcon::frame_t to = f - back;
                 REQUIRE(ring.restore(rolled, to).ok());
                 REQUIRE(hash(rolled) == expected[to]);
-                for (std::uint64_t g = to; g < f; ++g) {
+                for (retcon::frame_t g = to; g < f; ++g) {
                     simulate_frame(rolled, seed, g);
                     ring.save(rolled, g + 1);
                     REQUIRE(hash(rolled) == expected[g + 1]);
@@ -107,17 +107,17 @@ TEST_CASE("a sync test (roll back N every frame) finds no divergence in determin
           "[snapshot][determinism]") {
     const schema s = standard_schema();
     const std::uint64_t seed = 55;
-    const std::uint64_t n = 6;
+    const retcon::frame_t n = 6;
     world w{s};
     snapshot_ring ring{n + 1};
-    for (std::uint64_t f = 0; f < 200; ++f) {
+    for (retcon::frame_t f = 0; f < 200; ++f) {
         ring.save(w, f);
         simulate_frame(w, seed, f);
         if (f >= n) {
             const hash64 before = hash(w);
             const world_hashes sections = section_hashes(w);
             REQUIRE(ring.restore(w, f - n).ok());
-            for (std::uint64_t g = f - n; g <= f; ++g) {
+            for (retcon::frame_t g = f - n; g <= f; ++g) {
                 if (g > f - n) ring.save(w, g);
                 simulate_frame(w, seed, g);
             }

@@ -27,7 +27,7 @@ TEST_CASE("a ring holds its last K frames", "[snapshot][ring]") {
     CHECK(ring.find(0) == nullptr);
 
     std::vector<hash64> hashes;
-    for (std::uint64_t f = 0; f < 4; ++f) {
+    for (retcon::frame_t f = 0; f < 4; ++f) {
         ring.save(w, f);
         hashes.push_back(hash(w));
         simulate_frame(w, 1, f);
@@ -35,7 +35,7 @@ TEST_CASE("a ring holds its last K frames", "[snapshot][ring]") {
     CHECK(ring.size() == 4);
     CHECK(*ring.oldest() == 0);
     CHECK(*ring.newest() == 3);
-    for (std::uint64_t f = 0; f < 4; ++f) {
+    for (retcon::frame_t f = 0; f < 4; ++f) {
         REQUIRE(ring.contains(f));
         CHECK(ring.find(f)->frame() == f);
         CHECK(hash(*ring.find(f)) == hashes[f]);
@@ -74,7 +74,7 @@ TEST_CASE("restoring frame F drops every newer frame", "[snapshot][ring]") {
     world w{s};
     snapshot_ring ring{9};
     std::vector<hash64> at;
-    for (std::uint64_t f = 0; f < 12; ++f) {
+    for (retcon::frame_t f = 0; f < 12; ++f) {
         ring.save(w, f);
         at.push_back(hash(w));
         simulate_frame(w, 2, f);
@@ -83,8 +83,8 @@ TEST_CASE("restoring frame F drops every newer frame", "[snapshot][ring]") {
     REQUIRE(ring.restore(w, 7).ok());
     CHECK(hash(w) == at[7]);
     CHECK(ring.contains(7));
-    for (std::uint64_t f = 8; f < 12; ++f) CHECK_FALSE(ring.contains(f));
-    for (std::uint64_t f = 3; f <= 7; ++f) CHECK(ring.contains(f));
+    for (retcon::frame_t f = 8; f < 12; ++f) CHECK_FALSE(ring.contains(f));
+    for (retcon::frame_t f = 3; f <= 7; ++f) CHECK(ring.contains(f));
     CHECK(*ring.newest() == 7);
     CHECK(ring.size() == 5);
 
@@ -112,7 +112,7 @@ TEST_CASE("restore reports frames the ring does not hold", "[snapshot][ring]") {
     auto nothing = ring.restore(w, 0);
     CHECK(nothing.code() == errc::not_found);
     CHECK_THAT(nothing.message(), Contains("nothing"));
-    for (std::uint64_t f = 0; f < 6; ++f) ring.save(w, f);
+    for (retcon::frame_t f = 0; f < 6; ++f) ring.save(w, f);
     auto too_old = ring.restore(w, 1);
     CHECK(too_old.code() == errc::not_found);
     CHECK_THAT(too_old.message(), Contains("frame 1"));
@@ -127,7 +127,7 @@ TEST_CASE("restore reports frames the ring does not hold", "[snapshot][ring]") {
 TEST_CASE("restoring the newest frame keeps the ring intact", "[snapshot][ring]") {
     world w = make_random_world(standard_schema(), 5, 10);
     snapshot_ring ring{4};
-    for (std::uint64_t f = 0; f < 4; ++f) ring.save(w, f);
+    for (retcon::frame_t f = 0; f < 4; ++f) ring.save(w, f);
     REQUIRE(ring.restore(w, 3).ok());
     CHECK(ring.size() == 4);
 }
@@ -160,18 +160,18 @@ TEST_CASE("a long-running world with rollbacks and a fresh world restored from i
         std::unique_ptr<world> b;
         std::uint64_t rollbacks = 0, compared = 0;
         std::uint32_t most_alive = 0;
-        const std::uint64_t frames = 5000;
-        for (std::uint64_t f = 0; f < frames; ++f) {
+        const retcon::frame_t frames = 5000;
+        for (retcon::frame_t f = 0; f < frames; ++f) {
             ring.save(a, f); // the state at the start of frame f
             if (f == 300) {
                 b = std::make_unique<world>(s);
                 REQUIRE(restore(*b, *ring.find(f)).ok());
             }
             if (f > 16 && f % 5 == 0) {
-                const std::uint64_t back = 1 + (f / 5) % 8;
+                const retcon::frame_t back = 1 + (f / 5) % 8;
                 REQUIRE(ring.restore(a, f - back).ok());
                 ++rollbacks;
-                for (std::uint64_t g = f - back; g < f; ++g) {
+                for (retcon::frame_t g = f - back; g < f; ++g) {
                     simulate_frame(a, seed, g, opt);
                     ring.save(a, g + 1);
                 }

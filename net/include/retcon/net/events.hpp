@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include <retcon/ecs/frame.hpp>
+
 namespace retcon {
 
 /// @brief What a session tells the game (pulled with `next_event`).
@@ -26,7 +28,7 @@ enum class session_event_kind : std::uint8_t {
 /// @brief One event.
 struct session_event {
     session_event_kind kind = session_event_kind::connected;
-    std::uint32_t frame = 0;
+    frame_t frame = 0;   ///< the frame the event concerns
     int slot = -1;      ///< player slot concerned, -1 if none
     std::string text;   ///< details (reasons, diverging pools and fields)
 };

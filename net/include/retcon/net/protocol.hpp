@@ -72,9 +72,6 @@ enum class reject_reason : std::uint8_t {
     token = 7,    ///< reconnect token unknown
 };
 
-/// @brief The frame number sentinel meaning "none" is the frame vocabulary's (ecs/frame.hpp).
-using retcon::no_frame;
-
 /// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
 /// into the client and must equal the server's; the match settings come back in the welcome.
 struct hello_msg {

@@ -89,7 +89,7 @@ public:
     [[nodiscard]] bool finished() const noexcept;
 
     /// @brief The next frame to confirm.
-    [[nodiscard]] std::uint32_t frame() const noexcept;
+    [[nodiscard]] frame_t frame() const noexcept;
     /// @brief Number of occupied player slots.
     [[nodiscard]] int players() const noexcept;
     /// @brief Statistics for the client in @p slot (zeros if empty).

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include <retcon/ecs/frame.hpp>
+
 namespace retcon {
 
 /// @brief Network and rollback figures of one session (client) or one client (server side).
@@ -23,8 +25,8 @@ struct session_stats {
     std::uint64_t desyncs = 0;
     std::int32_t margin_ms = 0;     ///< how early inputs reach the server (low percentile)
     std::uint32_t input_delay = 0;  ///< client: current input delay in frames
-    std::uint32_t current_frame = 0;
-    std::uint32_t confirmed_frame = 0; ///< every frame below this is confirmed
+    frame_t current_frame = 0;
+    frame_t confirmed_frame = 0; ///< every frame below this is confirmed
 };
 
 } // namespace retcon

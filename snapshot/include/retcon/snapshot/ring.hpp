@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include <retcon/ecs/frame.hpp>
+
 #include "error.hpp"
 #include "image.hpp"
 
@@ -25,18 +27,18 @@ public:
     explicit snapshot_ring(std::size_t capacity);
 
     /// @brief Saves @p w as frame @p frame (replacing whatever its slot held).
-    void save(const world &w, std::uint64_t frame);
+    void save(const world &w, frame_t frame);
     /// @brief Restores frame @p frame into @p w and drops every newer frame.
     /// errc::not_found if the ring does not hold it (too old, never saved, or discarded).
-    result<void> restore(world &w, std::uint64_t frame);
+    result<void> restore(world &w, frame_t frame);
 
     /// @brief True if frame @p frame is held.
-    [[nodiscard]] bool contains(std::uint64_t frame) const noexcept;
+    [[nodiscard]] bool contains(frame_t frame) const noexcept;
     /// @brief The snapshot of @p frame, or nullptr.
-    [[nodiscard]] const snapshot *find(std::uint64_t frame) const noexcept;
+    [[nodiscard]] const snapshot *find(frame_t frame) const noexcept;
     /// @brief Oldest and newest frames held (nullopt when empty).
-    [[nodiscard]] std::optional<std::uint64_t> oldest() const noexcept;
-    [[nodiscard]] std::optional<std::uint64_t> newest() const noexcept;
+    [[nodiscard]] std::optional<frame_t> oldest() const noexcept;
+    [[nodiscard]] std::optional<frame_t> newest() const noexcept;
     /// @brief Number of slots.
     [[nodiscard]] std::size_t capacity() const noexcept { return slots_.size(); }
     /// @brief Number of frames held.
@@ -49,7 +51,7 @@ public:
 private:
     struct slot {
         snapshot image;
-        std::uint64_t frame = 0;
+        frame_t frame = 0;
         bool valid = false;
     };
     std::vector<slot> slots_;
