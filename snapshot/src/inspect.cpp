@@ -19,6 +19,12 @@ std::string ratio(std::uint64_t raw, std::uint64_t stored) {
     return buf;
 }
 
+/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
+/// byte-order mark (docs/file-format.md, "Conventions").
+constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
 const char *kind_name(field_kind k) {
     switch (k) {
     case field_kind::boolean: return "bool";
@@ -99,6 +105,10 @@ result<file_kind> detect_file_kind(const std::filesystem::path &path) {
                                 (std::uint32_t{m[3]} << 24);
     if (magic == snapshot_file_magic) return file_kind::snapshot;
     if (magic == replay_file_magic) return file_kind::replay;
+    // A retcon file nonetheless: say why it cannot be read rather than "not a retcon file".
+    if (magic == byte_swapped(snapshot_file_magic) || magic == byte_swapped(replay_file_magic))
+        return error{errc::bad_magic, path.string() + ": written by a big-endian host (magic byte-swapped); retcon "
+                                                      "files are little-endian only (docs/determinism.md)"};
     return file_kind::unknown;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace retcon;
@@ -243,6 +244,20 @@ TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]
     CHECK_THAT(error, Catch::Contains("magic"));
     CHECK(code_of(bad) == errc::bad_magic);
     // A fixed text is static, with the offset after it; a text with numbers has them before.
+    CHECK(error == "schema: bad magic (not a retcon schema block) at byte 4");
+
+    // The magic is the byte-order mark (docs/file-format.md, "Conventions"): swapped, it names
+    // a big-endian writer; another order of the same bytes is plain bad magic.
+    bad = good;
+    std::swap(bad[0], bad[3]);
+    std::swap(bad[1], bad[2]);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK(code_of(bad) == errc::bad_magic);
+    CHECK_THAT(error, Catch::Contains("big-endian") && Catch::Contains("little-endian only"));
+    bad = good;
+    std::rotate(bad.begin(), bad.begin() + 1, bad.begin() + 4);
+    REQUIRE_FALSE(parse(bad, error));
+    CHECK(code_of(bad) == errc::bad_magic);
     CHECK(error == "schema: bad magic (not a retcon schema block) at byte 4");
 
     bad = good;

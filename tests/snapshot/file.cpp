@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/resource.h>
@@ -294,6 +295,31 @@ TEST_CASE("forged snapshot headers are rejected with a named error", "[snapshot]
         else CHECK(r.code() == c.code);
         CHECK_THAT(r.message(), Contains("forged.rcs at byte"));
         CHECK_THAT(r.message(), Contains(c.message));
+    }
+}
+
+TEST_CASE("a snapshot file with a byte-swapped magic is refused as written by a big-endian host",
+          "[snapshot][file][hostile]") {
+    // A big-endian host writing the header with native integers puts the magic byte-swapped
+    // (docs/file-format.md, "Conventions").
+    const world w = small_world();
+    const auto good = encode_snapshot_file(save(w, 3), w.get_schema());
+    auto swapped = good;
+    std::swap(swapped[0], swapped[3]);
+    std::swap(swapped[1], swapped[2]);
+    auto r = parse_snapshot_file(swapped, "be.rcs");
+    CHECK(r.code() == errc::bad_magic);
+    CHECK_THAT(r.message(), Contains("be.rcs at byte 0") && Contains("big-endian") && Contains("little-endian only"));
+
+    // Any other wrong magic, including another order of the same four bytes, is plain bad magic.
+    auto rotated = good;
+    put(rotated, 0, (snapshot_file_magic << 8) | (snapshot_file_magic >> 24));
+    auto wrong = good;
+    put(wrong, 0, std::uint32_t{0x12345678});
+    for (const auto *bytes : {&rotated, &wrong}) {
+        auto e = parse_snapshot_file(*bytes, "other.rcs");
+        CHECK(e.code() == errc::bad_magic);
+        CHECK(e.message() == "other.rcs at byte 0: not a retcon snapshot file (bad magic)");
     }
 }
 

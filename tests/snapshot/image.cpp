@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "common/components.hpp"
@@ -361,6 +362,34 @@ TEST_CASE("validate_image accepts a sound image and rejects each kind of damage"
         const world_regions before = capture(target);
         CHECK(load_image(target, bad).code() == d.code);
         CHECK(capture(target) == before);
+    }
+}
+
+TEST_CASE("an image with a byte-swapped magic is refused as written by a big-endian host", "[snapshot][image][hostile]") {
+    // A big-endian host's memcpy of the header holds every field byte-swapped, the magic first
+    // (docs/file-format.md, "Conventions").
+    fixture fx;
+    const snapshot good = save(fx.w, 3);
+    snapshot swapped = good;
+    std::byte *b = swapped.prepare(swapped.size());
+    std::swap(b[0], b[3]);
+    std::swap(b[1], b[2]);
+    auto r = validate_image(fx.w, swapped.bytes());
+    CHECK(r.code() == errc::bad_magic);
+    CHECK_THAT(r.message(), Contains("big-endian") && Contains("little-endian only"));
+    world target = make_random_world(fx.s, 2, 3);
+    const world_regions before = capture(target);
+    CHECK_THAT(load_image(target, swapped).message(), Contains("big-endian"));
+    CHECK(capture(target) == before);
+
+    // Any other wrong magic, including another order of the same four bytes, is plain bad magic.
+    for (const std::uint32_t magic : {std::uint32_t{0x12345678}, std::uint32_t{(image_magic << 8) | (image_magic >> 24)}}) {
+        CAPTURE(magic);
+        snapshot bad = good;
+        poke(bad, 0, magic);
+        auto e = validate_image(fx.w, bad.bytes());
+        CHECK(e.code() == errc::bad_magic);
+        CHECK(e.message() == "image: bad magic (not a retcon world image)");
     }
 }
 

@@ -7,10 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/components.hpp"
@@ -166,6 +168,37 @@ TEST_CASE("detect_file_kind tells snapshots, replays and strangers apart", "[sna
     CHECK(*detect_file_kind(dir / "c.txt") == file_kind::unknown);
     CHECK(detect_file_kind(dir / "d.bin").code() == errc::truncated);
     CHECK(detect_file_kind(dir / "missing").code() == errc::io);
+}
+
+TEST_CASE("a retcon file with a byte-swapped magic is called big-endian, not a stranger", "[snapshot][inspect][hostile]") {
+    // The magic is the byte-order mark (docs/file-format.md, "Conventions"): sniffing a file
+    // of either kind written by a big-endian host says so.
+    temp_dir dir;
+    const world w = make_random_world(standard_schema(), 1, 10);
+    REQUIRE(write_snapshot_file(dir / "a.rcs", w, 5).ok());
+    (void)game::record(dir / "b.rcr", standard_schema(), replay_settings{}, 1, 0, 5);
+    for (const char *name : {"a.rcs", "b.rcr"}) {
+        CAPTURE(name);
+        auto bytes = read_bytes(dir / name);
+        std::swap(bytes[0], bytes[3]);
+        std::swap(bytes[1], bytes[2]);
+        REQUIRE(write_bytes(dir / name, bytes));
+        auto kind = detect_file_kind(dir / name);
+        CHECK(kind.code() == errc::bad_magic);
+        CHECK_THAT(kind.message(), Contains(name) && Contains("big-endian") && Contains("little-endian only"));
+        auto text = inspect_file(dir / name);
+        CHECK(text.code() == errc::bad_magic);
+        CHECK_THAT(text.message(), Contains("big-endian"));
+        CHECK_THAT(text.message(), !Contains("not a retcon"));
+    }
+    // Another order of the same four bytes is a stranger, as before.
+    auto rotated = read_bytes(dir / "a.rcs");
+    std::rotate(rotated.begin(), rotated.begin() + 1, rotated.begin() + 4);
+    REQUIRE(write_bytes(dir / "c.bin", rotated));
+    CHECK(*detect_file_kind(dir / "c.bin") == file_kind::unknown);
+    auto text = inspect_file(dir / "c.bin");
+    CHECK(text.code() == errc::bad_magic);
+    CHECK_THAT(text.message(), Contains("not a retcon snapshot (.rcs) or replay (.rcr) file") && !Contains("big-endian"));
 }
 
 TEST_CASE("inspect_file describes a snapshot file", "[snapshot][inspect]") {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/resource.h>
@@ -343,6 +344,33 @@ TEST_CASE("opening something that is not a replay", "[snapshot][replay][hostile]
     CHECK(r.code() == errc::bad_magic);
     CHECK_THAT(r.message(), Contains("junk.rcr at byte 0"));
     CHECK(replay_reader::parse({}, "empty.rcr").code() == errc::truncated);
+}
+
+TEST_CASE("a replay with a byte-swapped magic is refused as written by a big-endian host", "[snapshot][replay][hostile]") {
+    // A big-endian host writing the header with native integers puts the magic byte-swapped
+    // (docs/file-format.md, "Conventions").
+    temp_dir dir;
+    const auto path = dir / "s.rcr";
+    game::record(path, standard_schema(), small_settings(), 5, 3, 12);
+    const auto good = read_bytes(path);
+    REQUIRE(replay_reader::parse(good, "good.rcr").ok());
+    auto swapped = good;
+    std::swap(swapped[0], swapped[3]);
+    std::swap(swapped[1], swapped[2]);
+    auto r = replay_reader::parse(swapped, "be.rcr");
+    CHECK(r.code() == errc::bad_magic);
+    CHECK_THAT(r.message(), Contains("be.rcr at byte 0") && Contains("big-endian") && Contains("little-endian only"));
+
+    // Any other wrong magic, including another order of the same four bytes, is plain bad magic.
+    const std::uint32_t rotated = (replay_file_magic >> 8) | (replay_file_magic << 24);
+    for (const std::uint32_t magic : {rotated, std::uint32_t{0x12345678}}) {
+        CAPTURE(magic);
+        auto bad = good;
+        std::memcpy(bad.data(), &magic, sizeof magic);
+        auto e = replay_reader::parse(bad, "other.rcr");
+        CHECK(e.code() == errc::bad_magic);
+        CHECK(e.message() == "other.rcr at byte 0: not a retcon replay file (bad magic)");
+    }
 }
 
 TEST_CASE("a replay cut at any byte is rejected or reads as a prefix of the original", "[snapshot][replay][hostile]") {
