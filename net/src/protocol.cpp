@@ -2,6 +2,7 @@
 
 #include <retcon/internal/byte_io.hpp>
 
+#include <bit>
 #include <cstring>
 #include <string_view>
 
@@ -165,6 +166,10 @@ std::uint16_t peek_hello_version(std::span<const std::byte> packet) noexcept {
 
 // ------------------------------------------------------------------------------------ hello
 
+// Bits of the hello's flags byte (docs/protocol.md); any other bit is invalid.
+constexpr unsigned hello_spectator = 1u;
+constexpr unsigned hello_big_endian = 2u;
+
 void encode(const hello_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::hello);
     w.u16(m.version);
@@ -172,7 +177,9 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     w.u64(m.input_layout_hash);
     w.u64(m.content_version);
     w.u16(m.input_size);
-    w.u8(m.spectator ? 1 : 0);
+    // Bit 1 tells the truth about this host, so a server can refuse a big-endian peer by name.
+    const bool big_endian = m.big_endian || std::endian::native == std::endian::big;
+    w.u8(static_cast<std::uint8_t>((m.spectator ? hello_spectator : 0u) | (big_endian ? hello_big_endian : 0u)));
     w.u64(m.reconnect_token);
     w.text8(m.name, limits::max_name);
 }
@@ -194,13 +201,14 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     const auto name = text_bytes(r, r.u8(), limits::max_name, name_at, "player name longer than 32 bytes");
     if (!name) return name.err();
     if (auto e = expect_end(r); !e) return e;
-    if (flags > 1u) return error{errc::corrupt, "unknown hello flags", flags_at};
+    if ((flags & ~(hello_spectator | hello_big_endian)) != 0u) return error{errc::corrupt, "unknown hello flags", flags_at};
     m.version = version;
     m.schema_hash = schema_hash;
     m.input_layout_hash = layout;
     m.content_version = content;
     m.input_size = input_size;
-    m.spectator = flags == 1u;
+    m.spectator = (flags & hello_spectator) != 0u;
+    m.big_endian = (flags & hello_big_endian) != 0u;
     m.reconnect_token = token;
     m.name.assign(name->data(), name->size());
     return {};

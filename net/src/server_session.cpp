@@ -181,6 +181,11 @@ struct server_session::impl final : transport_handler {
             return hostile(c, "malformed hello: " + r.message());
         }
         if (c.active) return; // duplicate hello: ignored
+        // Input records travel as raw bytes and snapshots are memcpy images: byte order is part
+        // of what the peers must share (docs/protocol.md, "Handshake").
+        if (h.big_endian)
+            return reject(c, wire::reject_reason::protocol,
+                          "the client is big-endian; retcon peers are little-endian only");
         if (h.schema_hash != w.schema_hash())
             return reject(c, wire::reject_reason::schema, "world schema differs from the server's (different game build?)");
         if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)

@@ -111,6 +111,77 @@ TEST_CASE("a hello of protocol version 1 is rejected by name, not dropped as hos
     CHECK(c.session->state() == client_state::running);
 }
 
+TEST_CASE("a hello from a big-endian client is rejected by name and changes nothing else", "[net][handshake]") {
+    // Retcon peers are little-endian only (docs/protocol.md, "1 hello"): a hello with flags
+    // bit 1 gets `reject protocol` saying so, even when everything else matches.
+    sim_match m{45, 2};
+    auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(1000);
+    REQUIRE(c.session->state() == client_state::running);
+    REQUIRE(m.server->players() == 1);
+
+    struct recorder final : transport_handler {
+        std::vector<std::vector<std::byte>> control;
+        bool closed = false;
+        void on_connect(peer_id) override {}
+        void on_disconnect(peer_id) override { closed = true; }
+        void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+            if (ch == wire::channel::control) control.emplace_back(data.begin(), data.end());
+        }
+    };
+    wire::hello_msg h;
+    h.schema_hash = m.server_world.schema_hash();
+    h.input_layout_hash = m.config.input_layout_hash;
+    h.content_version = m.config.content_version;
+    h.input_size = m.config.input_size;
+    h.name = "be";
+    h.big_endian = true;
+    std::vector<std::byte> hello;
+    wire::encode(h, hello);
+
+    recorder big;
+    auto &t = m.net.connect({10, 0, 0.0}, {10, 0, 0.0});
+    t.poll(m.now, big); // the connection exists once the client side polled
+    m.run(100);
+    const auto joined_before = sim_match::count(m.server_events, session_event_kind::player_joined);
+    const auto frame_before = m.server->frame();
+    t.send(0, wire::channel::control, hello);
+    m.run(200);
+    t.poll(m.now, big);
+
+    REQUIRE(big.control.size() == 1);
+    REQUIRE(wire::peek_kind(big.control[0]) == static_cast<std::uint8_t>(wire::message_kind::reject));
+    wire::reject_msg rej;
+    REQUIRE(wire::decode(big.control[0], rej));
+    CHECK(rej.reason == wire::reject_reason::protocol);
+    CHECK(rej.text == "the client is big-endian; retcon peers are little-endian only");
+    CHECK(big.closed);
+    bool rejected = false;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::disconnected && e.text == "rejected: " + rej.text) rejected = true;
+    CHECK(rejected);
+    // Nothing else changed: no slot taken, the match goes on, the other client plays on.
+    CHECK(m.server->players() == 1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_joined) == joined_before);
+    CHECK(m.server->frame() > frame_before);
+    CHECK(c.session->state() == client_state::running);
+    CHECK(m.compare(c).mismatched == 0);
+
+    // The same hello without the bit is welcome: byte order was the only reason.
+    recorder little;
+    auto &t2 = m.net.connect({10, 0, 0.0}, {10, 0, 0.0});
+    t2.poll(m.now, little);
+    m.run(100);
+    h.big_endian = false;
+    wire::encode(h, hello);
+    t2.send(0, wire::channel::control, hello);
+    m.run(200);
+    t2.poll(m.now, little);
+    REQUIRE_FALSE(little.control.empty());
+    CHECK(wire::peek_kind(little.control[0]) == static_cast<std::uint8_t>(wire::message_kind::welcome));
+    CHECK(m.server->players() == 2);
+}
+
 TEST_CASE("a client whose server never answers gives up after connect_timeout_ms", "[net][handshake]") {
     // A transport that connects but a server session that is never polled: nobody answers the
     // hello. The simulated network has no addresses, so the text says "the server".

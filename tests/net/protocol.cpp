@@ -4,6 +4,7 @@
 
 #include <common/counting_allocator.hpp>
 
+#include <bit>
 #include <cstring>
 #include <random>
 
@@ -53,6 +54,47 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     REQUIRE_FALSE(trailing);
     CHECK(trailing.code() == errc::corrupt);
     CHECK(trailing.err().offset == out.size() - 1);
+}
+
+TEST_CASE("hello flags: bit 1 says the sender is big-endian, bits 2..7 are invalid", "[net][protocol]") {
+    constexpr std::size_t flags_at = 29; // docs/protocol.md, "1 hello"
+    hello_msg h;
+    h.name = "ada";
+    std::vector<std::byte> out;
+    encode(h, out);
+    // The encoder tells the truth about this host.
+    CHECK(out[flags_at] == std::byte{std::endian::native == std::endian::big ? 2 : 0});
+    hello_msg back;
+    REQUIRE(decode(out, back));
+    CHECK(back.big_endian == (std::endian::native == std::endian::big));
+
+    for (const bool spectator : {false, true}) {
+        CAPTURE(spectator);
+        h.spectator = spectator;
+        h.big_endian = true;
+        encode(h, out);
+        CHECK(out[flags_at] == std::byte{static_cast<std::uint8_t>(spectator ? 3 : 2)});
+        back = hello_msg{};
+        REQUIRE(decode(out, back));
+        CHECK(back.big_endian);
+        CHECK(back.spectator == spectator);
+        CHECK(back.name == "ada");
+    }
+
+    h = hello_msg{};
+    h.name = "ada";
+    encode(h, out);
+    for (int bit = 2; bit < 8; ++bit) {
+        CAPTURE(bit);
+        auto bad = out;
+        bad[flags_at] = std::byte{static_cast<std::uint8_t>(1u << bit)};
+        back.name = "untouched";
+        const auto r = decode(bad, back);
+        CHECK(r.code() == errc::corrupt);
+        CHECK(r.err().offset == flags_at);
+        CHECK(std::string(r.err().what) == "unknown hello flags");
+        CHECK(back.name == "untouched");
+    }
 }
 
 TEST_CASE("decoders reject in one shape: a code, a static text and the byte offset", "[net][protocol]") {

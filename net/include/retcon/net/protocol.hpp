@@ -64,7 +64,7 @@ enum class message_kind : std::uint8_t {
 /// @brief Why the server refused a client. Values 5 and 8 (tick rate, player slots) were
 /// version 1 reasons: those settings are now the server's, adopted from the welcome.
 enum class reject_reason : std::uint8_t {
-    protocol = 1, ///< protocol version differs
+    protocol = 1, ///< protocol version differs, or the client is big-endian
     schema = 2,   ///< world schema hash differs
     input = 3,    ///< input size or layout differs
     content = 4,  ///< game content version differs
@@ -81,6 +81,10 @@ struct hello_msg {
     std::uint64_t content_version = 0;
     std::uint16_t input_size = 0;
     bool spectator = false;
+    /// Flags bit 1: the sender is big-endian. Retcon peers are little-endian only (input
+    /// records travel as raw bytes), so a server refuses such a client. The encoder sets the bit
+    /// on a big-endian host whatever this says; setting it elsewhere is for tests.
+    bool big_endian = false;
     std::uint64_t reconnect_token = 0; ///< 0: a new player
     std::string name;
 };
