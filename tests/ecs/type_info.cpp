@@ -227,3 +227,75 @@ TEST_CASE("fields_tile detects gaps and overlaps", "[type_info]") {
     STATIC_REQUIRE_FALSE(internal::fields_tile(overlap));
     STATIC_REQUIRE(internal::fields_tile(swapped));
 }
+
+namespace canonical {
+struct wide {
+    std::uint32_t a;
+    std::uint32_t pad;
+    std::uint64_t b;
+};
+struct outer {
+    wide w;
+    std::uint16_t c;
+    std::uint16_t pad[3];
+};
+enum class big : std::uint64_t { x };
+struct with_enum {
+    big e;
+};
+struct narrow {
+    std::uint16_t a;
+    std::uint8_t b[2];
+};
+struct handle {
+    entity e;
+};
+RETCON_COMPONENT(wide, a, pad, b);
+RETCON_COMPONENT(outer, w, c, pad);
+RETCON_COMPONENT(with_enum, e);
+RETCON_COMPONENT(narrow, a, b);
+RETCON_COMPONENT(handle, e);
+} // namespace canonical
+
+TEST_CASE("alignment comes from the field kinds, not the ABI's alignof", "[type_info]") {
+    // On i686 alignof(wide) is 4; the schema must say 8 there too (docs/determinism.md).
+    STATIC_REQUIRE(type_info_of<canonical::wide>().align == 8u);
+    STATIC_REQUIRE(type_info_of<canonical::outer>().align == 8u); // a record takes its widest field's
+    STATIC_REQUIRE(type_info_of<canonical::with_enum>().align == 8u);
+    STATIC_REQUIRE(type_info_of<canonical::narrow>().align == 2u);
+    STATIC_REQUIRE(type_info_of<fixed_string<5>>().align == 1u);
+    STATIC_REQUIRE(type_info_of<canonical::handle>().align == 4u);
+    // inline_vector's count is as wide as the canonical alignment of its element.
+    STATIC_REQUIRE(sizeof(inline_vector<canonical::wide, 2>::size_type) == 8u);
+    STATIC_REQUIRE(type_info_of<inline_vector<canonical::wide, 2>>().align == 8u);
+    STATIC_REQUIRE(sizeof(inline_vector<std::uint16_t, 3>::size_type) == 2u);
+}
+
+TEST_CASE("a field off its canonical alignment is refused, as i686 would lay it out", "[type_info]") {
+    // What `struct { uint32_t a; uint64_t b; }` looks like on i686: b at offset 4, size 12.
+    struct i686_like {
+        std::uint32_t a, b_lo, b_hi;
+    };
+    static constexpr auto misplaced = internal::describe<i686_like>(
+        "i686_like", internal::make_field<std::uint32_t>("a", 0), internal::make_field<std::uint64_t>("b", 4));
+    STATIC_REQUIRE(misplaced.align == 8u);
+    STATIC_REQUIRE_FALSE(internal::fields_canonically_aligned(misplaced));
+    // The same fields at canonical offsets pass.
+    struct padded_like {
+        std::uint32_t a, pad;
+        std::uint64_t b;
+    };
+    static constexpr auto placed = internal::describe<padded_like>(
+        "padded_like", internal::make_field<std::uint32_t>("a", 0), internal::make_field<std::uint32_t>("pad", 4),
+        internal::make_field<std::uint64_t>("b", 8));
+    STATIC_REQUIRE(internal::fields_canonically_aligned(placed));
+}
+
+TEST_CASE("platform-sized integer types are recognised", "[type_info]") {
+    STATIC_REQUIRE(internal::platform_sized_v<wchar_t>);
+    STATIC_REQUIRE(internal::platform_sized_v<long> == !std::is_same_v<long, std::int64_t>);
+    STATIC_REQUIRE_FALSE(internal::platform_sized_v<std::int64_t>);
+    STATIC_REQUIRE_FALSE(internal::platform_sized_v<std::uint32_t>);
+    STATIC_REQUIRE_FALSE(internal::platform_sized_v<long long>);
+    STATIC_REQUIRE_FALSE(internal::platform_sized_v<char32_t>);
+}

@@ -27,8 +27,8 @@ constexpr std::size_t count_bytes(std::size_t n, std::size_t align) {
 /**
  * @brief Up to N values of T stored inline: the component-safe `std::vector`.
  *
- * Trivially copyable and padding-free: the count comes first and is as wide as T's alignment,
- * so elements start aligned, and slots past `size()` are kept zero (pop_back and erase clear
+ * Trivially copyable and padding-free: the count comes first and is as wide as T's canonical
+ * alignment (type_info.hpp: the same on every CPU), so elements start aligned, and slots past `size()` are kept zero (pop_back and erase clear
  * them), so equal vectors are equal byte for byte. T must itself be a declared or scalar type.
  * If a combination of T and N would need padding, compilation fails with a message.
  */
@@ -39,7 +39,7 @@ class inline_vector {
 
 public:
     using value_type = T;
-    using size_type = typename internal::uint_of_size<internal::count_bytes(N, alignof(T))>::type;
+    using size_type = typename internal::uint_of_size<internal::count_bytes(N, internal::canonical_align_of<T>())>::type;
 
     [[nodiscard]] constexpr std::size_t size() const noexcept { return count; }
     [[nodiscard]] constexpr bool empty() const noexcept { return count == 0; }

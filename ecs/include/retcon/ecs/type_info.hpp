@@ -13,6 +13,14 @@
  * (padding bytes would put garbage into snapshots and hashes) and why registration is
  * mandatory: `std::has_unique_object_representations` is false for any struct with a float,
  * so it cannot be the check. The same field table feeds the schema hash, diffs and dumps.
+ *
+ * Layouts are the same on every CPU (docs/determinism.md#one-layout-everywhere): a type's
+ * alignment is its *canonical* alignment, computed from its field kinds (8 for 64-bit scalars,
+ * the largest field's for records, more only where the type says `alignas`), never the ABI's
+ * natural `alignof` (a struct holding a `uint64_t` is 4-aligned on i686). Each field must sit at a multiple of its canonical alignment and the
+ * size must be a multiple of the type's, so no target inserts padding another does not.
+ * Types whose width depends on the platform (`wchar_t`; `long` where it is not the
+ * platform's `int64_t`) are refused.
  */
 
 #include <array>
@@ -55,7 +63,7 @@ struct field_info {
 struct type_info {
     std::string_view name;
     std::uint32_t size = 0;   ///< 0 for tags (empty types keep no payload)
-    std::uint32_t align = 1;
+    std::uint32_t align = 1;  ///< canonical alignment (from the field kinds, the same on every CPU)
     std::span<const field_info> fields;
     [[nodiscard]] bool is_tag() const noexcept { return size == 0; }
 };
@@ -70,6 +78,14 @@ template<class T, std::size_t N>
 struct type_description {
     std::string_view name;
     std::array<field_info, N> fields;
+    std::array<std::uint32_t, N> field_align; ///< canonical alignment of each field's element
+    std::uint32_t align = 1;                  ///< canonical alignment of T: the largest field_align
+};
+
+/// @brief A field as a declaration produces it: its table entry and its canonical alignment.
+struct declared_field {
+    field_info info;
+    std::uint32_t align = 1;
 };
 
 template<class T>
@@ -120,6 +136,33 @@ consteval field_kind kind_of() {
     else return field_kind::bytes;
 }
 
+/// @brief True for integer types whose width differs between platforms: `wchar_t` (4 bytes on
+/// Linux, 2 on Windows) and `long` / `unsigned long` (8 bytes on LP64 Linux and macOS, 4 on
+/// i686 and Windows). Where `long` *is* the platform's `int64_t` (LP64 Linux) the compiler cannot
+/// tell the two apart, so it is accepted there and refused everywhere else.
+template<class E>
+inline constexpr bool platform_sized_v =
+    std::is_same_v<E, wchar_t> ||
+    ((std::is_same_v<E, long> || std::is_same_v<E, unsigned long>) &&
+     !std::is_same_v<E, std::int64_t> && !std::is_same_v<E, std::uint64_t>);
+
+template<class T>
+struct described;
+
+/// @brief Canonical alignment of one element: its width for scalars, the largest field's for a
+/// declared record. Independent of the ABI's alignof (docs/determinism.md#one-layout-everywhere).
+template<class E>
+consteval std::uint32_t canonical_align_of() {
+    using U = std::remove_cv_t<E>;
+    if constexpr (std::is_array_v<U>) return canonical_align_of<std::remove_all_extents_t<U>>();
+    else if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || std::is_same_v<U, entity>)
+        return static_cast<std::uint32_t>(sizeof(U));
+    else { // a declared record: its widest field's, or more where the type asks for it (alignas)
+        constexpr std::uint32_t fields = described<U>::value.align;
+        return alignof(U) > fields ? static_cast<std::uint32_t>(alignof(U)) : fields;
+    }
+}
+
 /// @brief Types a field may have: arithmetic, enums, entity handles, arrays of those, and
 /// nested declared types (fixed_string and inline_vector are declared types too).
 template<class E>
@@ -127,7 +170,7 @@ inline constexpr bool allowed_field_element_v =
     std::is_arithmetic_v<E> || std::is_enum_v<E> || std::is_same_v<E, entity> || registered<E>;
 
 template<class F>
-consteval field_info make_field(std::string_view name, std::size_t offset) {
+consteval declared_field make_field(std::string_view name, std::size_t offset) {
     using element = std::remove_cv_t<typename element_of<F>::type>;
     static_assert(!std::is_pointer_v<element> && !std::is_member_pointer_v<element>,
                   "retcon: a component field is a pointer; pointers do not survive a snapshot or the network: "
@@ -135,6 +178,10 @@ consteval field_info make_field(std::string_view name, std::size_t offset) {
     static_assert(!std::is_same_v<element, long double>,
                   "retcon: a component field is a long double, whose in-memory size includes padding bytes "
                   "(6 of 16 on x86-64) and whose format differs between platforms: use double or fixed-point");
+    static_assert(!platform_sized_v<element>,
+                  "retcon: a component field is a wchar_t, long or unsigned long, whose width differs between "
+                  "platforms (the schema and the bytes would differ between peers): use char16_t, char32_t or a "
+                  "<cstdint> type such as std::int32_t or std::int64_t");
     static_assert(allowed_field_element_v<element>,
                   "retcon: a component field has a type retcon does not know; declare that nested type with "
                   "RETCON_COMPONENT(Type, fields...) too (or use fixed_string<N> / inline_vector<T, N>)");
@@ -144,12 +191,14 @@ consteval field_info make_field(std::string_view name, std::size_t offset) {
     f.size = static_cast<std::uint32_t>(sizeof(F));
     f.count = element_of<F>::count;
     f.kind = kind_of<element>();
-    return f;
+    return declared_field{f, canonical_align_of<element>()};
 }
 
 template<class T, class... Fields>
 consteval auto describe(std::string_view name, Fields... fields) {
-    return type_description<T, sizeof...(Fields)>{name, {fields...}};
+    std::uint32_t align = 1;
+    ((align = fields.align > align ? fields.align : align), ...);
+    return type_description<T, sizeof...(Fields)>{name, {fields.info...}, {fields.align...}, align};
 }
 
 /// @brief True when the registered fields cover every byte of T exactly once.
@@ -164,6 +213,15 @@ consteval bool fields_tile(const type_description<T, N> &d) {
         end += x.size;
     }
     return end == sizeof(T);
+}
+
+/// @brief True when every field sits at a multiple of its canonical alignment and the size is a
+/// multiple of the type's: the layout then has no padding on any target, so it is one layout.
+template<class T, std::size_t N>
+consteval bool fields_canonically_aligned(const type_description<T, N> &d) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (d.fields[i].offset % d.field_align[i] != 0) return false;
+    return sizeof(T) % d.align == 0 || std::is_empty_v<T>;
 }
 
 template<class T>
@@ -189,8 +247,8 @@ template<class T>
                   "retcon: this type is not declared; add RETCON_COMPONENT(Type, field, ...) or RETCON_TAG(Type) "
                   "after its definition, in the same namespace");
     const auto &d = internal::described<U>::value;
-    return type_info{d.name, is_tag_v<U> ? 0u : static_cast<std::uint32_t>(sizeof(U)),
-                     static_cast<std::uint32_t>(alignof(U)), std::span<const field_info>(d.fields)};
+    return type_info{d.name, is_tag_v<U> ? 0u : static_cast<std::uint32_t>(sizeof(U)), internal::canonical_align_of<U>(),
+                     std::span<const field_info>(d.fields)};
 }
 
 } // namespace retcon
@@ -221,7 +279,12 @@ template<class T>
     static_assert(::retcon::internal::fields_tile(retcon_describe(::retcon::internal::type_tag<Type>{})),         \
                   "retcon: the fields declared for " #Type " do not cover every byte of it: either a field is "   \
                   "missing from RETCON_COMPONENT or the struct has padding (add explicit padding fields such as " \
-                  "std::uint8_t pad[N], or reorder members)")
+                  "std::uint8_t pad[N], or reorder members)");                                                      \
+    static_assert(::retcon::internal::fields_canonically_aligned(                                                 \
+                      retcon_describe(::retcon::internal::type_tag<Type>{})),                                     \
+                  "retcon: a field of " #Type " is not at a multiple of its width (8 for 64-bit fields), or its " \
+                  "size is not a multiple of its widest field: other CPUs (i686 aligns 64-bit fields to 4) "      \
+                  "would lay it out differently; add explicit padding fields (docs/determinism.md)")
 
 /// @brief Declares an empty marker type (a tag): stored in a pool without payload.
 #define RETCON_TAG(Type)                                                                                          \
