@@ -20,12 +20,6 @@ namespace {
 constexpr std::uint32_t schema_magic = 0x48534352u; // "RCSH" little-endian
 constexpr std::uint16_t schema_format = 1;
 
-/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
-/// byte-order mark (docs/file-format.md, "Conventions").
-constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
-
 using writer = internal::byte_writer;
 
 /// The shared reader plus what the schema parser reports: the first problem, with its offset.
@@ -319,7 +313,7 @@ std::uint64_t schema::hash() const {
 result<schema> schema::parse(std::span<const std::byte> bytes) {
     reader r{bytes};
     if (const auto magic = r.u32(); magic != schema_magic) {
-        if (r.ok() && magic == byte_swapped(schema_magic))
+        if (r.ok() && magic == internal::byte_swapped(schema_magic))
             r.fail(errc::bad_magic, "schema: written by a big-endian host (magic byte-swapped); retcon schema blocks "
                                     "are little-endian only (docs/determinism.md)");
         else if (r.ok())

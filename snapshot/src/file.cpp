@@ -16,12 +16,6 @@ constexpr std::size_t file_header_size = 64;
 
 std::string at(const std::string &name, std::size_t offset) { return name + " at byte " + std::to_string(offset) + ": "; }
 
-/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
-/// byte-order mark (docs/file-format.md, "Conventions").
-constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
-
 std::string hex(std::uint64_t v) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -85,7 +79,7 @@ result<snapshot_file> parse_snapshot_file(std::span<const std::byte> bytes, cons
     if (!r.ok())
         return error{errc::truncated, at(name, bytes.size()) + "file of " + std::to_string(bytes.size()) +
                                           " bytes is shorter than the 64-byte snapshot header"};
-    if (magic == byte_swapped(snapshot_file_magic))
+    if (magic == internal::byte_swapped(snapshot_file_magic))
         return error{errc::bad_magic, at(name, 0) + "written by a big-endian host (magic byte-swapped); retcon files "
                                                     "are little-endian only (docs/determinism.md)"};
     if (magic != snapshot_file_magic) return error{errc::bad_magic, at(name, 0) + "not a retcon snapshot file (bad magic)"};

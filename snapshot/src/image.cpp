@@ -1,4 +1,5 @@
 #include <retcon/snapshot/image.hpp>
+#include <retcon/internal/byte_io.hpp>
 
 #include <bit>
 #include <cstdio>
@@ -13,12 +14,6 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 constexpr std::size_t align16(std::size_t n) noexcept { return (n + 15u) & ~std::size_t{15}; }
-
-/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
-/// byte-order mark (docs/file-format.md, "Conventions").
-constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
 
 /// Copies @p n bytes to @p dst and zeroes the padding up to the next 16-byte boundary.
 std::byte *put(std::byte *dst, const void *src, std::size_t n) noexcept {
@@ -48,7 +43,7 @@ result<void> parse_into(std::span<const std::byte> image, std::span<const std::u
         return {errc::invalid_argument, "image: bytes are not 4-byte aligned"};
     std::memcpy(&v.header, image.data(), sizeof(image_header));
     const image_header &h = v.header;
-    if (h.magic == byte_swapped(image_magic))
+    if (h.magic == internal::byte_swapped(image_magic))
         return {errc::bad_magic, "image: written by a big-endian host (magic byte-swapped); retcon images are "
                                  "little-endian only (docs/determinism.md)"};
     if (h.magic != image_magic) return {errc::bad_magic, "image: bad magic (not a retcon world image)"};

@@ -1,4 +1,5 @@
 #include <retcon/snapshot/inspect.hpp>
+#include <retcon/internal/byte_io.hpp>
 
 #include <retcon/snapshot/replay.hpp>
 
@@ -17,12 +18,6 @@ std::string ratio(std::uint64_t raw, std::uint64_t stored) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1fx", static_cast<double>(raw) / static_cast<double>(stored));
     return buf;
-}
-
-/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
-/// byte-order mark (docs/file-format.md, "Conventions").
-constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
 }
 
 const char *kind_name(field_kind k) {
@@ -106,7 +101,7 @@ result<file_kind> detect_file_kind(const std::filesystem::path &path) {
     if (magic == snapshot_file_magic) return file_kind::snapshot;
     if (magic == replay_file_magic) return file_kind::replay;
     // A retcon file nonetheless: say why it cannot be read rather than "not a retcon file".
-    if (magic == byte_swapped(snapshot_file_magic) || magic == byte_swapped(replay_file_magic))
+    if (magic == internal::byte_swapped(snapshot_file_magic) || magic == internal::byte_swapped(replay_file_magic))
         return error{errc::bad_magic, path.string() + ": written by a big-endian host (magic byte-swapped); retcon "
                                                       "files are little-endian only (docs/determinism.md)"};
     return file_kind::unknown;

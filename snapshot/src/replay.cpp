@@ -24,12 +24,6 @@ enum class chunk_kind : std::uint8_t { full_keyframe = 1, delta_keyframe = 2, fr
 
 constexpr std::size_t pad16(std::size_t n) noexcept { return (n + 15u) & ~std::size_t{15}; }
 
-/// @p v with its bytes reversed: a magic as a big-endian host writes it. The magic is the
-/// byte-order mark (docs/file-format.md, "Conventions").
-constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
-
 std::size_t record_size(const replay_settings &s) noexcept {
     return std::size_t{s.players} * (1u + std::size_t{s.input_size}) + 8u;
 }
@@ -475,7 +469,7 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     if (!r.ok())
         return error{errc::truncated, where(name, all.size()) + "file of " + std::to_string(all.size()) +
                                           " bytes is shorter than the 64-byte replay header"};
-    if (magic == byte_swapped(replay_file_magic))
+    if (magic == internal::byte_swapped(replay_file_magic))
         return error{errc::bad_magic, where(name, 0) + "written by a big-endian host (magic byte-swapped); retcon "
                                                        "files are little-endian only (docs/determinism.md)"};
     if (magic != replay_file_magic) return error{errc::bad_magic, where(name, 0) + "not a retcon replay file (bad magic)"};

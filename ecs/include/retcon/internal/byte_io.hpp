@@ -12,6 +12,12 @@
 
 namespace retcon::internal {
 
+/// @brief @p v with its bytes reversed: a magic number read this way says the writer was
+/// big-endian (docs/file-format.md: magic numbers are the byte-order mark).
+constexpr std::uint32_t byte_swapped(std::uint32_t v) noexcept {
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
 /// @brief Appends fixed-width little-endian fields to a byte vector.
 class byte_writer {
 public:
