@@ -2,11 +2,15 @@
 #include <retcon/snapshot/hash.hpp>
 
 #define XXH_STATIC_LINKING_ONLY
-#include <xxh_x86dispatch.h>
 #include <xxhash.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+// On x86-64, Debian's libxxhash carries a run-time dispatcher (SSE2/AVX2/AVX-512 kernels);
+// elsewhere (aarch64, i686: docs/determinism.md#the-cross-architecture-matrix) the plain entry
+// points pick their kernel at compile time. Every kernel gives the same hash.
+#if defined(__x86_64__) && !defined(RETCON_XXH3_NO_DISPATCH)
+#    define RETCON_XXH3_DISPATCH 1
 #    include <immintrin.h>
+#    include <xxh_x86dispatch.h>
 #endif
 
 #include <cstring>
@@ -15,7 +19,15 @@ namespace retcon {
 
 namespace {
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef RETCON_XXH3_DISPATCH
+XXH64_hash_t xxh3_64(const void *p, std::size_t n) noexcept { return XXH3_64bits_dispatch(p, n); }
+void xxh3_update(XXH3_state_t *s, const void *p, std::size_t n) noexcept { XXH3_64bits_update_dispatch(s, p, n); }
+#else
+XXH64_hash_t xxh3_64(const void *p, std::size_t n) noexcept { return XXH3_64bits(p, n); }
+void xxh3_update(XXH3_state_t *s, const void *p, std::size_t n) noexcept { XXH3_64bits_update(s, p, n); }
+#endif
+
+#ifdef RETCON_XXH3_DISPATCH
 // XXH3_64bits_dispatch may run an AVX2/AVX-512 kernel and return without vzeroupper; until the
 // upper halves are cleared, ordinary SSE code (a game's float maths) runs several times slower.
 __attribute__((target("avx"))) void zero_upper_avx() noexcept { _mm256_zeroupper(); }
@@ -32,7 +44,7 @@ class stream {
 public:
     stream() noexcept { XXH3_64bits_reset(&state_); }
     void add(const void *p, std::size_t n) noexcept {
-        if (n) XXH3_64bits_update_dispatch(&state_, p, n);
+        if (n) xxh3_update(&state_, p, n);
     }
     hash64 finish() noexcept {
         const hash64 h = XXH3_64bits_digest(&state_);
@@ -74,7 +86,7 @@ void combine(world_hashes &h) {
 } // namespace
 
 hash64 xxh3(std::span<const std::byte> bytes) noexcept {
-    const hash64 h = XXH3_64bits_dispatch(bytes.data(), bytes.size());
+    const hash64 h = xxh3_64(bytes.data(), bytes.size());
     clear_upper_state();
     return h;
 }
