@@ -2,7 +2,7 @@
 # committed golden replay (via the demo client's hash-log comparison).
 file(REMOVE_RECURSE "${SCRATCH}")
 file(MAKE_DIRECTORY "${SCRATCH}")
-execute_process(COMMAND ${GOLDEN} ${SCRATCH}/fresh.rcr RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${GOLDEN} record ${SCRATCH}/fresh.rcr RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "demo_golden failed: ${out}${err}")
 endif()

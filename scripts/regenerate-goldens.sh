@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerates the golden demo match, tests/data/golden_demo.rcr, on purpose.
+#
+# Every build, compiler and CPU architecture must re-simulate the golden match to its recorded
+# per-frame hashes (docs/determinism.md). Regenerate it only when the hashes change on purpose:
+# the demo game's rules, the schema serialisation or the world image layout changed. Never to
+# make a failing determinism check pass: a target that disagrees has found a real divergence.
+#
+#   scripts/regenerate-goldens.sh "why the hashes change"
+#
+# Records the match with a fresh release build, checks that build re-simulates it, and prints
+# the old and new schema hash and size so the commit can say what changed. Commit the file with
+# the reason in the message.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if (($# != 1)) || [ -z "$1" ]; then
+  echo "usage: scripts/regenerate-goldens.sh \"reason the golden hashes change\"" >&2
+  exit 2
+fi
+reason="$1"
+build=build/golden
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRETCON_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$build" -j2 --target demo_golden demo_client retcon_cli
+golden=tests/data/golden_demo.rcr
+old_schema=$("$build/tools/retcon" inspect "$golden" 2>/dev/null | sed -n 's/^schema //p' || true)
+"$build/tests/integration/demo_golden" record "$golden.new"
+"$build/demo_client/demo_client" --replay "$golden.new" --headless
+mv "$golden.new" "$golden"
+new_schema=$("$build/tools/retcon" inspect "$golden" | sed -n 's/^schema //p')
+echo "regenerated $golden ($(stat -c %s "$golden") bytes); schema ${old_schema:-?} -> $new_schema"
+echo "reason: $reason"
+echo "commit it with: git commit -m \"golden_demo.rcr regenerated: $reason\" $golden"
