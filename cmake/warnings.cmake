@@ -1,13 +1,14 @@
 # retcon_target_warnings(<target>): the project's warning set, per target (never global).
-# Everything retcon builds uses -ffp-contract=off (docs/determinism.md#compiler-flags); its
-# consumers get the flag from retcon::ecs (retcon::determinism_flags, ecs/CMakeLists.txt).
+# Everything retcon builds uses RETCON_DETERMINISM_OPTIONS (cmake/determinism.cmake); its
+# consumers get them from retcon::ecs (retcon::determinism_flags, ecs/CMakeLists.txt).
+include(${CMAKE_CURRENT_LIST_DIR}/determinism.cmake)
 function(retcon_target_warnings target)
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${target} PRIVATE
       -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
       -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
       -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough
-      -ffp-contract=off)
+      ${RETCON_DETERMINISM_OPTIONS})
     if(RETCON_WERROR)
       target_compile_options(${target} PRIVATE -Werror)
     endif()
