@@ -11,9 +11,13 @@ packages=(
 )
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)
+# --cross: the cross-architecture determinism matrix's compilers and emulator
 for arg in "$@"; do
   case "$arg" in
     --fuzz|--clang) packages+=(clang libclang-rt-14-dev) ;;
+    # the cross-architecture matrix (scripts/determinism-matrix.sh): aarch64 and i686 cross
+    # compilers, qemu to run aarch64 (and x86-64-v3 on a CPU without FMA), clang for its rows
+    --cross) packages+=(clang g++-aarch64-linux-gnu g++-i686-linux-gnu qemu-user) ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
