@@ -37,14 +37,6 @@ int unusable(const std::string &why) {
     return 2;
 }
 
-std::vector<std::uint64_t> flat(const world_hashes &h) {
-    std::vector<std::uint64_t> v{h.entities};
-    v.insert(v.end(), h.pools.begin(), h.pools.end());
-    v.push_back(h.groups);
-    v.push_back(h.resources);
-    return v;
-}
-
 /// Names the sections (entities, pools, groups, resources) whose hashes differ.
 std::string diverging_sections(const std::vector<std::uint64_t> &mine, const std::vector<std::uint64_t> &golden,
                                const schema &s) {
@@ -119,7 +111,7 @@ int main(int argc, char **argv) {
     for (std::uint32_t i = 0; i <= t.frames; ++i) {
         const frame_t frame = t.start_frame + i;
         if (next_checkpoint < t.checkpoints.size() && t.checkpoints[next_checkpoint].frame == frame) {
-            const auto sections = flat(section_hashes(*current));
+            const auto sections = cross::section_list(section_hashes(*current));
             if (sections != t.checkpoints[next_checkpoint].sections)
                 return diverged(*current, frame, image_dir,
                                 "section hashes differ (" +

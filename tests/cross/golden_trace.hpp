@@ -16,6 +16,7 @@
 //   u32 C, C × (u32 frame, u32 S, S × u64 section hashes of the world at the start of that
 //               frame: entities, each pool, groups, resources)
 #include <retcon/internal/byte_io.hpp>
+#include <retcon/snapshot/hash.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,15 @@ struct checkpoint {
     std::uint32_t frame = 0;
     std::vector<std::uint64_t> sections; ///< entities, pools in schema order, groups, resources
 };
+
+/// @brief A world's section hashes in the trace's order: entities, pools, groups, resources.
+inline std::vector<std::uint64_t> section_list(const world_hashes &h) {
+    std::vector<std::uint64_t> v{h.entities};
+    v.insert(v.end(), h.pools.begin(), h.pools.end());
+    v.push_back(h.groups);
+    v.push_back(h.resources);
+    return v;
+}
 
 /// @brief One golden match, uncompressed.
 struct golden_trace {

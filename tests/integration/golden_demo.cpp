@@ -73,14 +73,6 @@ int record(const char *out) {
     return 0;
 }
 
-std::vector<std::uint64_t> flat(const world_hashes &h) {
-    std::vector<std::uint64_t> v{h.entities};
-    v.insert(v.end(), h.pools.begin(), h.pools.end());
-    v.push_back(h.groups);
-    v.push_back(h.resources);
-    return v;
-}
-
 int trace(const char *in, const char *out, std::uint32_t every) {
     if (every == 0) return fail("the checkpoint interval must be at least 1 frame");
     auto reader = replay_reader::open(in);
@@ -104,7 +96,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
     game g;
     for (frame_t f = r.start_frame(); f < r.end_frame(); ++f) {
         if (f != r.start_frame() && (f - r.start_frame()) % every == 0)
-            t.checkpoints.push_back({f, flat(section_hashes(w))});
+            t.checkpoints.push_back({f, cross::section_list(section_hashes(w))});
         const frame_inputs inputs = r.inputs(f);
         g.step(w, inputs);
         const hash64 h = hash(w);
@@ -114,7 +106,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
         t.records.insert(t.records.end(), inputs.record().begin(), inputs.record().end());
         t.hashes.push_back(h);
     }
-    t.checkpoints.push_back({r.end_frame(), flat(section_hashes(w))});
+    t.checkpoints.push_back({r.end_frame(), cross::section_list(section_hashes(w))});
     const auto bytes = t.encode();
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
