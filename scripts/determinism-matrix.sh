@@ -12,7 +12,8 @@
 #      float_world   a float world (a*b+c, sqrt, division) to tests/cross/float_world.expected;
 #      control       the float world without retcon's flags, which must DIFFER where the target
 #                    can fuse or use x87 (else the matrix is not testing anything).
-# 3. Compile-time: a `long` field is refused on i686 (where long is not int64_t).
+# 3. Compile time: tests/cross/i686_refused (a `long` field; a uint64_t after a uint32_t with
+#    no padding field) must be refused on i686 with retcon's messages.
 # Any disagreement, or a control that agrees, fails the run. A row whose golden diverges has
 # its image at the first diverging frame named by `retcon diff` against the host's own.
 set -euo pipefail
@@ -28,7 +29,13 @@ if [ ! -f "$host/CMakeCache.txt" ]; then
 fi
 cmake --build "$host" -j2 --target demo_golden retcon_cli
 golden_tool=$host/tests/integration/demo_golden
-"$golden_tool" trace tests/data/golden_demo.rcr "$out/golden.rct" 600
+trace_out=$("$golden_tool" trace tests/data/golden_demo.rcr "$out/golden.rct" 600)
+echo "$trace_out"
+golden_frames=$(sed -n 's/.*: \([0-9]*\) frames, .*/\1/p' <<<"$trace_out")
+if [ -z "$golden_frames" ] || ((golden_frames == 0)); then
+  echo "the golden trace has no frames"
+  exit 1
+fi
 
 # Does this CPU run x86-64-v3 code? Otherwise that row runs under qemu-x86_64 -cpu max.
 emulate_v3=OFF
@@ -46,6 +53,14 @@ rows=(
 )
 
 expected=$(cat tests/cross/float_world.expected)
+float_lines=$(grep -c '^frame [0-9]* hash [0-9a-f]*$' tests/cross/float_world.expected)
+# run_float PROGRAM: its output, or a failure unless it ran to the end and printed every line
+run_float() {
+  local text
+  text=$($emulator "$1") || return 1
+  (($(grep -c '^frame [0-9]* hash [0-9a-f]*$' <<<"$text") == float_lines)) || return 1
+  echo "$text"
+}
 failures=0
 table=()
 for row in "${rows[@]}"; do
@@ -56,7 +71,7 @@ for row in "${rows[@]}"; do
   control_arg=()
   if [ "$control" != "-" ]; then control_arg=("-DRETCON_CROSS_CONTROL_OPTIONS=$control"); fi
   # shellcheck disable=SC2086 # $configure holds several arguments
-  cmake -S tests/cross -B "$dir" $configure -DRETCON_CROSS_TRACE="$root/$out/golden.rct" "${control_arg[@]}" >/dev/null
+  cmake -S tests/cross -B "$dir" -G "Unix Makefiles" $configure -DRETCON_CROSS_TRACE="$root/$out/golden.rct" "${control_arg[@]}" >/dev/null
   if ! cmake --build "$dir" -j2 >"$dir/build.log" 2>&1; then
     cat "$dir/build.log"
     echo "$name: build failed"
@@ -67,13 +82,14 @@ for row in "${rows[@]}"; do
   triple=$("$compiler" ${compiler_target:+--target=$compiler_target} -dumpmachine)
   # the flags a game gets from linking retcon (float_world has no others)
   flags=$(sed -n 's/^CXX_FLAGS = //p' "$dir/CMakeFiles/float_world.dir/flags.make" |
-    grep -oE -- '-O[0-9s]|-march=[^ ]+|-ffp-contract=[a-z]+|-msse2|-mfpmath=[a-z0-9]+' | tr '\n' ' ')
+    grep -oE -- '-O[0-9s]|-march=[^ ]+|-ffp-contract=[a-z]+|-msse2|-mfpmath=[a-z0-9]+' | tr '\n' ' ' || true)
 
   rm -f "$dir"/frame-*.img
-  if golden_out=$($emulator "$dir/golden_check" "$out/golden.rct" "$dir" 2>&1); then
+  if golden_out=$($emulator "$dir/golden_check" "$out/golden.rct" "$dir" 2>&1) &&
+    grep -q "^golden_check: $golden_frames frames agree with the golden" <<<"$golden_out"; then
     golden="ok"
   else
-    golden="DIVERGED"
+    golden="FAILED"
     failures=$((failures + 1))
     echo "$golden_out"
     image=$(ls "$dir"/frame-*.img 2>/dev/null | head -1 || true)
@@ -85,7 +101,7 @@ for row in "${rows[@]}"; do
   fi
   echo "$golden_out" | tail -1
 
-  if [ "$($emulator "$dir/float_world")" = "$expected" ]; then
+  if [ "$(run_float "$dir/float_world")" = "$expected" ]; then
     float="ok"
   else
     float="DIFFERS"
@@ -93,7 +109,10 @@ for row in "${rows[@]}"; do
   fi
   if [ "$control" = "-" ]; then
     ctrl="-"
-  elif [ "$($emulator "$dir/float_world_control")" != "$expected" ]; then
+  elif ! control_out=$(run_float "$dir/float_world_control"); then
+    ctrl="FAILED TO RUN ($control)" # a control that did not run proves nothing
+    failures=$((failures + 1))
+  elif [ "$control_out" != "$expected" ]; then
     ctrl="differs ($control)"
   else
     ctrl="AGREES ($control): misconfigured"
@@ -103,17 +122,23 @@ for row in "${rows[@]}"; do
     "$name" "$compiler_name" "$triple" "$flags" "$golden" "$float" "$ctrl" $((SECONDS - start)))")
 done
 
-echo "== compile time: a long field on i686 (long is 4 bytes there, not int64_t)"
-if long_out=$(i686-linux-gnu-g++ -std=gnu++20 -fsyntax-only -Iecs/include tests/compile_fail/long_field.cpp 2>&1); then
-  echo "a long field compiled on i686: the platform-sized type check is broken"
-  failures=$((failures + 1))
-elif grep -q "a component field is a wchar_t, long or unsigned long" <<<"$long_out"; then
-  echo "refused with retcon's message"
-else
-  echo "$long_out" | head -20
-  echo "a long field failed to compile on i686, but not with retcon's message"
-  failures=$((failures + 1))
-fi
+echo "== compile time on i686: declarations the i686 ABI would lay out differently are refused"
+declare -A refusal=(
+  [long_field]="a component field is a wchar_t, long or unsigned long"
+  [wide_after_narrow]="is not at a multiple of its width"
+)
+for case in "${!refusal[@]}"; do
+  if case_out=$(i686-linux-gnu-g++ -std=gnu++20 -fsyntax-only -Iecs/include "tests/cross/i686_refused/$case.cpp" 2>&1); then
+    echo "$case: compiled on i686; the check that refuses it is broken"
+    failures=$((failures + 1))
+  elif grep -q "${refusal[$case]}" <<<"$case_out"; then
+    echo "$case: refused with retcon's message"
+  else
+    echo "$case_out" | head -20
+    echo "$case: failed to compile on i686, but not with retcon's message"
+    failures=$((failures + 1))
+  fi
+done
 
 echo "== determinism matrix (golden: $(wc -c <tests/data/golden_demo.rcr) byte replay, $(grep -c . tests/cross/float_world.expected) float checkpoints)"
 printf '| %-15s | %-12s | %-25s | %-44s | %-8s | %-7s | %-34s | %5s |\n' \

@@ -1,6 +1,6 @@
-// Must not compile on any target: a 64-bit field at offset 4. On x86-64 the compiler pads it
-// (the tiling check refuses); with packing it stays at 4 everywhere, which the canonical
-// alignment check refuses: i686 and x86-64 must lay every declared type out the same way.
+// Must not compile on any target: a 64-bit field at offset 4. Packing keeps the fields tiling
+// the struct (12 bytes, no padding), so only the canonical alignment check can refuse it; it
+// is the layout the i686 ABI gives an unpacked struct (tests/cross/i686_refused).
 #include <retcon/ecs.hpp>
 
 #include <cstdint>

@@ -104,8 +104,8 @@ struct golden_trace {
         const auto schema_bytes = r.bytes(r.u32());
         schema_block.assign(schema_bytes.begin(), schema_bytes.end());
         const std::uint64_t image_bytes = r.u64();
-        if (!r.ok() || image_bytes > bytes.size()) {
-            why = "truncated (schema or image)";
+        if (!r.ok() || image_bytes > bytes.size() || image_bytes < 64) {
+            why = "truncated (schema or image; an image has a 64-byte header at least)";
             return false;
         }
         const auto image = r.bytes(static_cast<std::size_t>(image_bytes));

@@ -298,4 +298,9 @@ TEST_CASE("platform-sized integer types are recognised", "[type_info]") {
     STATIC_REQUIRE_FALSE(internal::platform_sized_v<std::uint32_t>);
     STATIC_REQUIRE_FALSE(internal::platform_sized_v<long long>);
     STATIC_REQUIRE_FALSE(internal::platform_sized_v<char32_t>);
+    // An enum is as wide as its underlying type.
+    enum class wide_char : wchar_t { a };
+    enum class narrow : std::uint8_t { a };
+    STATIC_REQUIRE(internal::platform_sized_v<wide_char>);
+    STATIC_REQUIRE_FALSE(internal::platform_sized_v<narrow>);
 }

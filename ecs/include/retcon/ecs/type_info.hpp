@@ -16,7 +16,8 @@
  *
  * Layouts are the same on every CPU (docs/determinism.md#one-layout-everywhere): a type's
  * alignment is its *canonical* alignment, computed from its field kinds (8 for 64-bit scalars,
- * the largest field's for records, more only where the type says `alignas`), never the ABI's
+ * the largest field's for records, more only where the type says `alignas(N)` with a number
+ * that is the same everywhere), never the ABI's
  * natural `alignof` (a struct holding a `uint64_t` is 4-aligned on i686). Each field must sit at a multiple of its canonical alignment and the
  * size must be a multiple of the type's, so no target inserts padding another does not.
  * Types whose width depends on the platform (`wchar_t`; `long` where it is not the
@@ -141,10 +142,18 @@ consteval field_kind kind_of() {
 /// i686 and Windows). Where `long` *is* the platform's `int64_t` (LP64 Linux) the compiler cannot
 /// tell the two apart, so it is accepted there and refused everywhere else.
 template<class E>
-inline constexpr bool platform_sized_v =
+inline constexpr bool platform_sized_integer_v =
     std::is_same_v<E, wchar_t> ||
     ((std::is_same_v<E, long> || std::is_same_v<E, unsigned long>) &&
      !std::is_same_v<E, std::int64_t> && !std::is_same_v<E, std::uint64_t>);
+
+template<class E, bool = std::is_enum_v<E>>
+struct platform_sized : std::bool_constant<platform_sized_integer_v<E>> {};
+template<class E> // an enum is as wide as its underlying type (`enum class E : long`)
+struct platform_sized<E, true> : std::bool_constant<platform_sized_integer_v<std::underlying_type_t<E>>> {};
+
+template<class E>
+inline constexpr bool platform_sized_v = platform_sized<E>::value;
 
 template<class T>
 struct described;
@@ -157,10 +166,10 @@ consteval std::uint32_t canonical_align_of() {
     if constexpr (std::is_array_v<U>) return canonical_align_of<std::remove_all_extents_t<U>>();
     else if constexpr (std::is_arithmetic_v<U> || std::is_enum_v<U> || std::is_same_v<U, entity>)
         return static_cast<std::uint32_t>(sizeof(U));
-    else { // a declared record: its widest field's, or more where the type asks for it (alignas)
+    else if constexpr (registered<U>) { // its widest field's, or more where the type says alignas(N)
         constexpr std::uint32_t fields = described<U>::value.align;
         return alignof(U) > fields ? static_cast<std::uint32_t>(alignof(U)) : fields;
-    }
+    } else return static_cast<std::uint32_t>(alignof(U)); // not a field type (refused where it is declared as one)
 }
 
 /// @brief Types a field may have: arithmetic, enums, entity handles, arrays of those, and
