@@ -223,12 +223,13 @@ void schema::refresh_views() {
 }
 
 void schema::add_type(std::vector<type> &list, const type_info &info, std::uint32_t seq, const char *what) {
+    // Run-time types have no seq (npos): only their names can collide.
     for (const auto &t : components_)
-        if (t.seq == seq || t.name == info.name)
+        if ((seq != npos && t.seq == seq) || t.name == info.name)
             internal::misuse("schema: %.*s is already declared as a component", static_cast<int>(info.name.size()),
                              info.name.data());
     for (const auto &t : resources_)
-        if (t.seq == seq || t.name == info.name)
+        if ((seq != npos && t.seq == seq) || t.name == info.name)
             internal::misuse("schema: %.*s is already declared as a resource", static_cast<int>(info.name.size()),
                              info.name.data());
     if (list.size() >= max_types) internal::misuse("schema: more than %zu %s types", max_types, what);
@@ -280,6 +281,112 @@ std::uint32_t schema::find_component(std::string_view name) const noexcept {
     for (std::size_t i = 0; i < components_.size(); ++i)
         if (components_[i].name == name) return static_cast<std::uint32_t>(i);
     return npos;
+}
+
+std::uint32_t schema::find_resource(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < resources_.size(); ++i)
+        if (resources_[i].name == name) return static_cast<std::uint32_t>(i);
+    return npos;
+}
+
+schema &schema::group(std::span<const std::uint32_t> component_ids) {
+    if (component_ids.size() < 2) internal::misuse("schema: a group owns at least two component types");
+    std::vector<std::uint16_t> ids;
+    for (const auto id : component_ids) {
+        if (id >= components_.size())
+            internal::misuse("schema: group over component id %u, but only %zu components are declared", id,
+                             components_.size());
+        for (const auto &g : groups_)
+            if (std::find(g.begin(), g.end(), id) != g.end())
+                internal::misuse("schema: %s is already owned by another group", components_[id].name.c_str());
+        if (std::find(ids.begin(), ids.end(), id) != ids.end())
+            internal::misuse("schema: %s appears twice in one group", components_[id].name.c_str());
+        ids.push_back(static_cast<std::uint16_t>(id));
+    }
+    groups_.push_back(std::move(ids));
+    return *this;
+}
+
+namespace {
+/// Bytes of one element of a scalar kind, 0 for the kinds whose element size the field gives.
+std::uint32_t scalar_width(field_kind k) noexcept {
+    switch (k) {
+    case field_kind::boolean: case field_kind::i8: case field_kind::u8: return 1;
+    case field_kind::i16: case field_kind::u16: return 2;
+    case field_kind::i32: case field_kind::u32: case field_kind::f32: case field_kind::entity: return 4;
+    case field_kind::i64: case field_kind::u64: case field_kind::f64: return 8;
+    default: return 0;
+    }
+}
+} // namespace
+
+result<void> schema::check_type(const type_info &info, std::span<const std::uint32_t> record_align) {
+    auto fail = [&info](std::string what) {
+        return error{errc::invalid_argument, "schema: type '" + std::string(info.name) + "': " + std::move(what)};
+    };
+    if (info.name.empty() || info.name.size() > max_name)
+        return error{errc::invalid_argument, "schema: a type name must have 1 to 255 characters"};
+    if (info.size > max_type_size) return fail("larger than the " + std::to_string(max_type_size) + "-byte limit");
+    if (info.fields.size() > max_fields) return fail("more than " + std::to_string(max_fields) + " fields");
+    if (!record_align.empty() && record_align.size() != info.fields.size())
+        return fail("record alignments given for " + std::to_string(record_align.size()) + " of " +
+                    std::to_string(info.fields.size()) + " fields");
+    if (info.size == 0) {
+        if (!info.fields.empty()) return fail("size 0 (a tag) but fields declared");
+        return {};
+    }
+    if (info.fields.empty()) return fail("no fields");
+    std::uint32_t align = 1;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> spans; // offset, size
+    for (std::size_t i = 0; i < info.fields.size(); ++i) {
+        const field_info &f = info.fields[i];
+        const std::string field = "field '" + std::string(f.name) + "'";
+        if (f.name.empty() || f.name.size() > max_name) return fail("a field name must have 1 to 255 characters");
+        for (std::size_t j = 0; j < i; ++j)
+            if (info.fields[j].name == f.name) return fail(field + " is declared twice");
+        const auto k = static_cast<std::uint8_t>(f.kind);
+        if (k < static_cast<std::uint8_t>(field_kind::boolean) || k > static_cast<std::uint8_t>(field_kind::bytes))
+            return fail(field + " has unknown kind " + std::to_string(k));
+        if (f.count == 0 || f.size == 0 || f.size % f.count != 0)
+            return fail(field + ": size " + std::to_string(f.size) + " is not a whole number of " +
+                        std::to_string(f.count) + " elements");
+        const std::uint32_t element = f.size / f.count;
+        std::uint32_t a = 1;
+        if (const auto w = scalar_width(f.kind)) {
+            if (element != w)
+                return fail(field + ": a " + std::to_string(w) + "-byte kind, but elements of " + std::to_string(element) +
+                            " bytes");
+            a = w;
+        } else if (f.kind == field_kind::record && !record_align.empty()) {
+            a = record_align[i] ? record_align[i] : 1;
+            if ((a & (a - 1)) != 0 || element % a != 0)
+                return fail(field + ": record alignment " + std::to_string(a) + " does not divide its element size");
+        }
+        if (f.offset % a != 0)
+            return fail(field + " at offset " + std::to_string(f.offset) + " is not at a multiple of its alignment " +
+                        std::to_string(a) + " (other CPUs would lay it out differently: add explicit padding; "
+                        "docs/determinism.md)");
+        if (std::uint64_t{f.offset} + f.size > info.size)
+            return fail(field + " ends past the type's " + std::to_string(info.size) + " bytes");
+        align = a > align ? a : align;
+        spans.emplace_back(f.offset, f.size);
+    }
+    std::sort(spans.begin(), spans.end());
+    std::uint64_t end = 0;
+    for (const auto &[offset, size] : spans) {
+        if (offset != end)
+            return fail(offset > end ? "a gap (padding) at offset " + std::to_string(end) + ": declare it as a field"
+                                     : "fields overlap at offset " + std::to_string(offset));
+        end += size;
+    }
+    if (end != info.size) return fail("fields cover " + std::to_string(end) + " of " + std::to_string(info.size) + " bytes");
+    if (info.align < align || info.align > max_align || (info.align & (info.align - 1)) != 0)
+        return fail("alignment " + std::to_string(info.align) + ", but its fields need " + std::to_string(align) +
+                    " (a power of two, at least the widest field's)");
+    if (info.size % info.align != 0)
+        return fail("size " + std::to_string(info.size) + " is not a multiple of its alignment " +
+                    std::to_string(info.align) + ": add trailing padding as a field");
+    return {};
 }
 
 std::vector<std::byte> schema::serialize() const {

@@ -397,3 +397,81 @@ void world::emplace_bytes(size_type id, entity e, const std::byte *bytes, bool o
     added(id, e);
 }
 } // namespace retcon
+
+// ------------------------------------------------------------------ by id (type-erased)
+namespace retcon {
+
+namespace {
+[[noreturn]] void bad_id(const char *what, std::size_t id, std::size_t count) {
+    internal::misuse("%s: id %zu, but the schema declares %zu", what, id, count);
+}
+} // namespace
+
+std::byte *world::emplace(entity e, std::size_t id, std::span<const std::byte> value) {
+    if (id >= pools_.size()) bad_id("emplace", id, pools_.size());
+    const auto sid = static_cast<size_type>(id);
+    pool &p = pools_[id];
+    if (value.size() != p.element_size())
+        internal::misuse("emplace(%.*s): %zu bytes given, the type has %zu", static_cast<int>(p.info().name.size()),
+                         p.info().name.data(), value.size(), p.element_size());
+    check_alive(e, "emplace", sid);
+    if (RETCON_UNLIKELY(p.contains(e))) already_has(e, sid);
+    emplace_bytes(sid, e, value.data(), false);
+    return p.element_size() ? p.payload() + std::size_t{p.index(e)} * p.element_size() : nullptr;
+}
+
+std::byte *world::get(entity e, std::size_t id) {
+    if (id >= pools_.size()) bad_id("get", id, pools_.size());
+    pool &p = pools_[id];
+    if (p.element_size() == 0)
+        internal::misuse("get(%.*s): a tag has no value; use has", static_cast<int>(p.info().name.size()), p.info().name.data());
+    const auto pos = p.index(e);
+    if (RETCON_UNLIKELY(pos == pool::npos)) missing(e, "get", static_cast<size_type>(id));
+    return p.payload() + std::size_t{pos} * p.element_size();
+}
+
+std::byte *world::try_get(entity e, std::size_t id) {
+    if (id >= pools_.size()) bad_id("try_get", id, pools_.size());
+    pool &p = pools_[id];
+    const auto pos = p.index(e);
+    return pos == pool::npos || p.element_size() == 0 ? nullptr : p.payload() + std::size_t{pos} * p.element_size();
+}
+
+void world::remove(entity e, std::size_t id) {
+    if (id >= pools_.size()) bad_id("remove", id, pools_.size());
+    const auto pos = pools_[id].index(e);
+    if (RETCON_UNLIKELY(pos == pool::npos)) missing(e, "remove", static_cast<size_type>(id));
+    erase_one(static_cast<size_type>(id), pos);
+}
+
+bool world::has(entity e, std::size_t id) const {
+    if (id >= pools_.size()) bad_id("has", id, pools_.size());
+    return pools_[id].contains(e);
+}
+
+std::byte *world::set_resource(std::size_t id, std::span<const std::byte> value) {
+    if (id >= resource_offsets_.size()) bad_id("set_resource", id, resource_offsets_.size());
+    const auto &info = schema_->resource_info(id);
+    if (value.size() != info.size)
+        internal::misuse("set_resource(%.*s): %zu bytes given, the type has %u", static_cast<int>(info.name.size()),
+                         info.name.data(), value.size(), info.size);
+    std::byte *slot = resource_slot(static_cast<size_type>(id));
+    std::memmove(slot, value.data(), value.size()); // the value may be the slot itself
+    resource_flags()[id] = std::byte{1};
+    return slot;
+}
+
+std::byte *world::try_resource(std::size_t id) {
+    if (id >= resource_offsets_.size()) bad_id("try_resource", id, resource_offsets_.size());
+    return resource_flags()[id] == std::byte{0} ? nullptr : resource_slot(static_cast<size_type>(id));
+}
+
+bool world::remove_resource(std::size_t id) {
+    if (id >= resource_offsets_.size()) bad_id("remove_resource", id, resource_offsets_.size());
+    const bool was = resource_flags()[id] != std::byte{0};
+    std::memset(resource_slot(static_cast<size_type>(id)), 0, schema_->resource_info(id).size);
+    resource_flags()[id] = std::byte{0};
+    return was;
+}
+
+} // namespace retcon

@@ -546,3 +546,77 @@ TEST_CASE("misuse: a type larger or more aligned than parse accepts", "[schema][
     CHECK(*parsed == s);
     CHECK(parsed->component_info(1).size == schema::max_type_size);
 }
+
+// ------------------------------------------------------------------ run-time descriptions
+
+TEST_CASE("a schema declared from run-time descriptions equals the typed one", "[schema][runtime]") {
+    schema typed;
+    typed.component<position>().component<velocity>().component<health>().component<name_tag>()
+        .component<target>().component<inventory>().component<frozen>()
+        .resource<rng_state>().resource<game_clock>()
+        .group<position, velocity>();
+    schema runtime;
+    for (std::size_t i = 0; i < typed.components().size(); ++i) {
+        const type_info &info = typed.component_info(i);
+        REQUIRE(schema::check_type(info).ok());
+        runtime.component(info);
+    }
+    for (std::size_t i = 0; i < typed.resources().size(); ++i) runtime.resource(typed.resource_info(i));
+    const std::uint32_t group[] = {0, 1};
+    runtime.group(group);
+    CHECK(runtime.hash() == typed.hash());
+    CHECK(schema::differences(runtime, typed).empty());
+    CHECK(runtime.find_resource("game_clock") == 1u);
+    CHECK(runtime.find_resource("nothing") == schema::npos);
+}
+
+TEST_CASE("check_type refuses descriptions that would not lay out the same everywhere", "[schema][runtime]") {
+    const field_info ok_fields[] = {{"a", 0, 4, 1, field_kind::u32}, {"pad", 4, 4, 1, field_kind::u32},
+                                    {"b", 8, 8, 1, field_kind::u64}};
+    CHECK(schema::check_type(type_info{"fine", 16, 8, ok_fields}).ok());
+
+    auto refused = [](const type_info &t, const char *text, std::span<const std::uint32_t> records = {}) {
+        const auto r = schema::check_type(t, records);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.err().code == errc::invalid_argument);
+        CHECK_THAT(r.message(), Catch::Contains(text));
+    };
+    // i686's layout of { uint32_t a; uint64_t b; }: b at offset 4.
+    const field_info i686[] = {{"a", 0, 4, 1, field_kind::u32}, {"b", 4, 8, 1, field_kind::u64}};
+    refused(type_info{"i686", 12, 4, i686}, "field 'b' at offset 4 is not at a multiple of its alignment 8");
+    const field_info gap[] = {{"a", 0, 4, 1, field_kind::u32}, {"b", 8, 8, 1, field_kind::u64}};
+    refused(type_info{"gap", 16, 8, gap}, "a gap (padding) at offset 4");
+    const field_info overlap[] = {{"a", 0, 4, 1, field_kind::u32}, {"b", 0, 4, 1, field_kind::u32}};
+    refused(type_info{"overlap", 4, 4, overlap}, "fields overlap");
+    const field_info width[] = {{"a", 0, 4, 1, field_kind::u16}};
+    refused(type_info{"width", 4, 4, width}, "a 2-byte kind, but elements of 4 bytes");
+    refused(type_info{"align", 16, 4, ok_fields}, "alignment 4, but its fields need 8");
+    const field_info tail[] = {{"b", 0, 8, 1, field_kind::u64}, {"c", 8, 4, 1, field_kind::u32}};
+    refused(type_info{"tail", 12, 8, tail}, "not a multiple of its alignment 8");
+    refused(type_info{"tag", 0, 1, ok_fields}, "size 0 (a tag) but fields declared");
+    const field_info twice[] = {{"a", 0, 4, 1, field_kind::u32}, {"a", 4, 4, 1, field_kind::u32}};
+    refused(type_info{"twice", 8, 4, twice}, "field 'a' is declared twice");
+    const field_info kind[] = {{"a", 0, 4, 1, static_cast<field_kind>(99)}};
+    refused(type_info{"kind", 4, 4, kind}, "unknown kind 99");
+    refused(type_info{"", 4, 4, kind}, "1 to 255 characters");
+    // A nested record counts with the alignment its declaration gives.
+    const field_info nested[] = {{"n", 4, 8, 1, field_kind::record}, {"a", 0, 4, 1, field_kind::u32}};
+    const std::uint32_t eight[] = {8, 0};
+    refused(type_info{"nested", 12, 8, nested}, "field 'n' at offset 4", eight);
+    const std::uint32_t four[] = {4, 0};
+    CHECK(schema::check_type(type_info{"nested", 12, 4, nested}, four).ok());
+}
+
+TEST_CASE("run-time declarations are misuse where typed ones are", "[schema][runtime]") {
+    schema s;
+    s.component<position>();
+    REQUIRE_MISUSE(s.component(type_info_of<position>()), "position is already declared as a component");
+    REQUIRE_MISUSE(s.resource(type_info_of<position>()), "position is already declared as a component");
+    const std::uint32_t one[] = {0};
+    REQUIRE_MISUSE(s.group(one), "at least two");
+    const std::uint32_t far[] = {0, 7};
+    REQUIRE_MISUSE(s.group(far), "component id 7");
+    s.component<velocity>();
+    const std::uint32_t twice[] = {1, 1};
+    REQUIRE_MISUSE(s.group(twice), "velocity appears twice");
+}

@@ -650,3 +650,63 @@ TEST_CASE("destroy and clear reach pools beyond the first 64 types", "[world]") 
     w.destroy(c);
     for (std::size_t id = 0; id < w.pool_count(); ++id) CHECK(w.pool_at(id).empty());
 }
+
+// ------------------------------------------------------------------ by id (type-erased)
+
+TEST_CASE("components and resources by id behave like the typed calls", "[world][by_id]") {
+    schema s;
+    s.component<position>().component<velocity>().component<frozen>().resource<game_clock>().group<position, velocity>();
+    world w{s};
+    const auto a = w.create();
+    const auto b = w.create();
+    const position pa{1.f, 2.f};
+    std::byte *stored = w.emplace(a, 0, std::as_bytes(std::span{&pa, 1}));
+    REQUIRE(stored != nullptr);
+    CHECK(w.get<position>(a).y == 2.f); // the typed view sees the bytes
+    CHECK(w.has(a, 0));
+    CHECK_FALSE(w.has(b, 0));
+    CHECK(w.try_get(b, 0) == nullptr);
+    CHECK(w.emplace(a, 2, {}) == nullptr); // a tag
+    CHECK(w.all_of<frozen>(a));
+    const velocity va{3.f, 4.f};
+    w.emplace(a, 1, std::as_bytes(std::span{&va, 1}));
+    CHECK(w.group_lengths()[0] == 1u); // the group packed it, as emplace<velocity> would
+    float y = 0;
+    std::memcpy(&y, w.get(a, 0) + offsetof(position, y), sizeof y);
+    CHECK(y == 2.f);
+    w.remove(a, 1);
+    CHECK(w.group_lengths()[0] == 0u);
+    CHECK_FALSE(w.has(a, 1));
+
+    CHECK(w.try_resource(0) == nullptr);
+    const game_clock c{42, 60};
+    w.set_resource(0, std::as_bytes(std::span{&c, 1}));
+    CHECK(w.resource<game_clock>().frame == 42u);
+    CHECK(w.try_resource(0) != nullptr);
+    CHECK(w.remove_resource(0));
+    CHECK_FALSE(w.has_resource<game_clock>());
+    CHECK(w.component_count() == 3u);
+    CHECK(w.resource_count() == 1u);
+}
+
+TEST_CASE("misuse by id is reported before anything changes", "[world][by_id]") {
+    schema s;
+    s.component<position>().component<frozen>().resource<game_clock>();
+    world w{s};
+    const auto a = w.create();
+    const position p{1.f, 2.f};
+    const auto bytes = std::as_bytes(std::span{&p, 1});
+    REQUIRE_MISUSE(w.emplace(a, 5, bytes), "id 5, but the schema declares 2");
+    REQUIRE_MISUSE(w.emplace(a, 0, bytes.first(4)), "4 bytes given, the type has 8");
+    REQUIRE_MISUSE(w.get(a, 0), "has no position");
+    REQUIRE_MISUSE(w.get(a, 1), "a tag has no value");
+    REQUIRE_MISUSE(w.remove(a, 0), "has no position");
+    REQUIRE_MISUSE(w.has(a, 9), "id 9");
+    REQUIRE_MISUSE(w.set_resource(0, bytes.first(4)), "4 bytes given");
+    REQUIRE_MISUSE(w.try_resource(3), "id 3");
+    w.emplace(a, 0, bytes);
+    REQUIRE_MISUSE(w.emplace(a, 0, bytes), "already");
+    w.destroy(a);
+    REQUIRE_MISUSE(w.emplace(a, 0, bytes), "stale");
+    CHECK(w.alive() == 0u);
+}

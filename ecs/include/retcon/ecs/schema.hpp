@@ -106,6 +106,34 @@ public:
         return *this;
     }
 
+    /// @brief Declares a component from a run-time description (the C API, tools, bindings):
+    /// @p info's name and fields are copied; typed calls (`get<T>`) cannot name it, the
+    /// id-based ones (`world::get(e, id)`) can. Check the description with `check_type` first:
+    /// what it refuses, this reports as misuse (like component<T>()), as it does a name taken.
+    schema &component(const type_info &info) {
+        add_type(components_, info, npos, "component");
+        return *this;
+    }
+    /// @brief Declares a resource from a run-time description (see component(const type_info&)).
+    schema &resource(const type_info &info) {
+        add_type(resources_, info, npos, "resource");
+        return *this;
+    }
+    /// @brief Declares an owning group over component ids (see group<T...>()).
+    schema &group(std::span<const std::uint32_t> component_ids);
+
+    /**
+     * @brief Whether a run-time type description is one a schema can hold and one that lays
+     * out the same on every CPU: a name of 1..max_name characters, size and field count within
+     * the limits, known kinds, fields that tile the size exactly (no gap, no overlap), each
+     * field's size a whole number of elements, each field's offset a multiple of its canonical
+     * alignment and the type's alignment the canonical one (the largest field's, or more: a
+     * power of two; docs/determinism.md, "One layout everywhere"). @p record_align gives the
+     * canonical alignment of each `record` field's element, in field order (0 for other
+     * fields); without it, records count as 1-aligned. A tag is size 0 with no fields.
+     */
+    [[nodiscard]] static result<void> check_type(const type_info &info, std::span<const std::uint32_t> record_align = {});
+
     /// @brief Declared component types, in id order.
     [[nodiscard]] std::span<const type> components() const noexcept { return components_; }
     /// @brief Declared resource types, in id order.
@@ -117,6 +145,8 @@ public:
     [[nodiscard]] const type_info &resource_info(std::size_t id) const noexcept { return resource_views_[id]; }
     /// @brief Id of a component by name, or npos.
     [[nodiscard]] std::uint32_t find_component(std::string_view name) const noexcept;
+    /// @brief Id of a resource by name, or npos.
+    [[nodiscard]] std::uint32_t find_resource(std::string_view name) const noexcept;
 
     /// @brief The canonical byte form (see docs/file-format.md, "Schema block").
     [[nodiscard]] std::vector<std::byte> serialize() const;

@@ -403,6 +403,36 @@ public:
         return was;
     }
 
+    // ------------------------------------------------------------------ by id (type-erased)
+    // The same operations for code that knows its types only at run time (the C API, tools,
+    // bindings): a component or resource is named by its id (declaration order in the
+    // schema) and its value is its declared size in bytes. Same checks, hooks and groups as
+    // the typed calls; an id out of range, a size that differs from the declared one or a
+    // tag's value asked for is misuse too. Pointers returned point into pool storage and
+    // are valid until the next structural change.
+
+    /// @brief Number of declared components (ids 0..component_count()-1).
+    [[nodiscard]] std::size_t component_count() const noexcept { return pools_.size(); }
+    /// @brief Number of declared resources.
+    [[nodiscard]] std::size_t resource_count() const noexcept { return resource_offsets_.size(); }
+    /// @brief Adds component @p id to @p e, copying @p value (its declared size; empty for a
+    /// tag). Returns the stored bytes (nullptr for a tag).
+    std::byte *emplace(entity e, std::size_t id, std::span<const std::byte> value);
+    /// @brief @p e's component @p id. Misuse if it has none or @p e is stale.
+    [[nodiscard]] std::byte *get(entity e, std::size_t id);
+    /// @brief @p e's component @p id, or nullptr if it has none (or is stale).
+    [[nodiscard]] std::byte *try_get(entity e, std::size_t id);
+    /// @brief Removes @p e's component @p id (running its on_remove hook). Misuse if absent.
+    void remove(entity e, std::size_t id);
+    /// @brief True if @p e is live and has component @p id.
+    [[nodiscard]] bool has(entity e, std::size_t id) const;
+    /// @brief Sets resource @p id to @p value (its declared size); returns its bytes.
+    std::byte *set_resource(std::size_t id, std::span<const std::byte> value);
+    /// @brief Resource @p id's bytes, or nullptr if it is not set.
+    [[nodiscard]] std::byte *try_resource(std::size_t id);
+    /// @brief Unsets resource @p id (its bytes return to zero); returns whether it was set.
+    bool remove_resource(std::size_t id);
+
     // ------------------------------------------------------------------ storage (low level)
     // For retcon::snapshot and tools; a game has no need for these.
 
