@@ -1,0 +1,333 @@
+/*
+ * retcon.h - the C API of retcon: worlds, snapshots, files and replays (docs/c-api.md).
+ *
+ * C11, <stdint.h>/<stddef.h> types only. Every object is an opaque handle; every call returns
+ * an rc_status. When a call on a handle fails, the handle keeps a message saying what was
+ * wrong (rc_*_last_error), valid until the next call on that handle. Calls that create a
+ * handle report failure through the message of their parent handle, or, when there is none,
+ * through rc_last_error() (per thread). Nothing crosses this boundary as a C++ exception or
+ * an abort: every argument is checked first, and misuse returns an error code.
+ *
+ * Fixed in the ABI whatever the C++ defaults: entity handles and frame numbers are 64-bit;
+ * option structs start with their own size (set it to sizeof the struct you compiled with)
+ * so they can grow. Layouts declared here follow retcon's canonical alignment rule: a field's
+ * alignment is its width (8 for 64-bit fields), whatever the C compiler's ABI says
+ * (docs/determinism.md, "One layout everywhere").
+ *
+ * Lifetimes: a pointer returned by rc_component_get, rc_resource_get or an rc_chunk is valid
+ * until the next structural change of its world (adding or removing a component, creating or
+ * destroying an entity, restoring or loading a state) or until the world is destroyed.
+ */
+#ifndef RETCON_H
+#define RETCON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#    if defined(RETCON_C_BUILDING)
+#        define RC_API __declspec(dllexport)
+#    else
+#        define RC_API __declspec(dllimport)
+#    endif
+#else
+#    define RC_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The ABI version this header describes; rc_abi_version() returns the library's. */
+#define RC_ABI_VERSION 1u
+RC_API uint32_t rc_abi_version(void);
+
+/** What a call did. RC_OK is 0; every other value is a failure with a message. */
+typedef enum rc_status {
+    RC_OK = 0,
+    RC_ERR_NULL = 1,             /* a required pointer argument was NULL */
+    RC_ERR_ARGUMENT = 2,         /* an argument is out of range or inconsistent */
+    RC_ERR_STALE_ENTITY = 3,     /* the entity handle is not live in this world */
+    RC_ERR_NO_COMPONENT = 4,     /* the entity has no such component / the resource is not set */
+    RC_ERR_ALREADY_PRESENT = 5,  /* the entity already has the component / the name is taken */
+    RC_ERR_SIZE = 6,             /* a value's size differs from the declared type's */
+    RC_ERR_BUFFER_TOO_SMALL = 7, /* the caller's buffer is too small: the needed size was written */
+    RC_ERR_SCHEMA_MISMATCH = 8,  /* the data was made with another schema */
+    RC_ERR_IO = 9,               /* the operating system refused (open, read, write) */
+    RC_ERR_CORRUPT = 10,         /* a file or image is damaged, truncated or not retcon's */
+    RC_ERR_NOT_FOUND = 11,       /* a frame or item is not there */
+    RC_ERR_INTERNAL = 12         /* an unexpected failure inside the library (a bug: report it) */
+} rc_status;
+
+/** The message of the last failed handle-less call on this thread ("" if none). */
+RC_API const char *rc_last_error(void);
+/** A short stable name of a status ("RC_ERR_SIZE"). */
+RC_API const char *rc_status_name(rc_status status);
+
+/** An entity handle: 64-bit in the ABI. RC_NULL_ENTITY is never live. */
+typedef uint64_t rc_entity;
+#define RC_NULL_ENTITY UINT64_C(0xFFFFFFFFFFFFFFFF)
+/** A frame number: 64-bit in the ABI (retcon's frames fit in 32 bits; larger is an error). */
+typedef uint64_t rc_frame;
+
+/* ------------------------------------------------------------------ schemas */
+
+/** How a field's bytes are read (the values of retcon::field_kind). */
+typedef enum rc_kind {
+    RC_BOOL = 1,
+    RC_I8 = 2,
+    RC_I16 = 3,
+    RC_I32 = 4,
+    RC_I64 = 5,
+    RC_U8 = 6,
+    RC_U16 = 7,
+    RC_U32 = 8,
+    RC_U64 = 9,
+    RC_F32 = 10,
+    RC_F64 = 11,
+    RC_ENTITY = 12, /* a 4-byte retcon entity handle stored in the world (not an rc_entity) */
+    RC_TEXT = 13,   /* char arrays: zero-filled characters */
+    RC_RECORD = 14  /* a nested record declared with rc_schema_record */
+} rc_kind;
+
+/** One field of a declared type. Use RC_FIELD / RC_FIELD_RECORD: offsets and sizes come from
+ *  the compiler (offsetof, sizeof), never from hand-written numbers. */
+typedef struct rc_field {
+    const char *name;
+    uint32_t offset; /* bytes from the start of the type */
+    uint32_t size;   /* bytes of the whole field (element size x array extent) */
+    uint32_t kind;   /* an rc_kind */
+    uint32_t record; /* for RC_RECORD: the id rc_schema_record returned; else 0 */
+} rc_field;
+
+#define RC_FIELD(T, member, kind) \
+    { #member, (uint32_t)offsetof(T, member), (uint32_t)sizeof(((T *)0)->member), (uint32_t)(kind), 0u }
+#define RC_FIELD_RECORD(T, member, record_id) \
+    { #member, (uint32_t)offsetof(T, member), (uint32_t)sizeof(((T *)0)->member), (uint32_t)RC_RECORD, (record_id) }
+
+/** A type to declare: a component, a resource or a nested record. */
+typedef struct rc_type_desc {
+    uint32_t struct_size; /* sizeof(rc_type_desc) */
+    const char *name;
+    uint32_t size;        /* sizeof the C type; 0 declares a tag (components only) */
+    const rc_field *fields;
+    uint32_t field_count;
+} rc_type_desc;
+
+typedef struct rc_schema rc_schema;
+
+RC_API rc_status rc_schema_create(rc_schema **out);
+RC_API void rc_schema_destroy(rc_schema *schema);
+RC_API const char *rc_schema_last_error(const rc_schema *schema);
+/** Declares a nested record type (not stored by itself) for RC_FIELD_RECORD. */
+RC_API rc_status rc_schema_record(rc_schema *schema, const rc_type_desc *type, uint32_t *out_record);
+/** Declares a component; its id is the number of components declared before it. */
+RC_API rc_status rc_schema_component(rc_schema *schema, const rc_type_desc *type, uint32_t *out_component);
+/** Declares a resource (a singleton); its id is the number of resources declared before it. */
+RC_API rc_status rc_schema_resource(rc_schema *schema, const rc_type_desc *type, uint32_t *out_resource);
+/** Declares an owning group over 2 or more components (each in at most one group). */
+RC_API rc_status rc_schema_group(rc_schema *schema, const uint32_t *components, uint32_t count);
+/** The schema hash (equal to a C++ schema declaring the same layout in the same order). */
+RC_API rc_status rc_schema_hash(const rc_schema *schema, uint64_t *out_hash);
+/** Lines saying how two schemas differ, one per line, into a caller buffer; *needed gets the
+ *  size including the terminating 0 (pass buffer NULL and capacity 0 to ask). "" if equal. */
+RC_API rc_status rc_schema_differences(const rc_schema *a, const rc_schema *b, char *buffer, size_t capacity,
+                                       size_t *needed);
+
+/* ------------------------------------------------------------------ worlds */
+
+typedef struct rc_world rc_world;
+
+/** A world storing what @p schema declares (the schema is copied). */
+RC_API rc_status rc_world_create(const rc_schema *schema, rc_world **out);
+RC_API void rc_world_destroy(rc_world *world);
+RC_API const char *rc_world_last_error(const rc_world *world);
+
+RC_API rc_status rc_entity_create(rc_world *world, rc_entity *out);
+RC_API rc_status rc_entity_destroy(rc_world *world, rc_entity entity);
+/** 1 if @p entity is live in @p world, 0 otherwise (also for a NULL world). */
+RC_API int rc_entity_valid(const rc_world *world, rc_entity entity);
+RC_API rc_status rc_world_alive(const rc_world *world, uint64_t *out_count);
+
+/** Adds component @p component to @p entity, copying @p size bytes (the declared size; 0 and
+ *  NULL for a tag). */
+RC_API rc_status rc_component_add(rc_world *world, rc_entity entity, uint32_t component, const void *value,
+                                  size_t size);
+/** A pointer to @p entity's component in the world's storage (see Lifetimes above). */
+RC_API rc_status rc_component_get(rc_world *world, rc_entity entity, uint32_t component, void **out);
+RC_API rc_status rc_component_remove(rc_world *world, rc_entity entity, uint32_t component);
+/** *out = 1 if @p entity has the component, else 0. */
+RC_API rc_status rc_component_has(const rc_world *world, rc_entity entity, uint32_t component, int *out);
+
+RC_API rc_status rc_resource_set(rc_world *world, uint32_t resource, const void *value, size_t size);
+/** A pointer to the resource's bytes; RC_ERR_NO_COMPONENT if it is not set. */
+RC_API rc_status rc_resource_get(rc_world *world, uint32_t resource, void **out);
+RC_API rc_status rc_resource_unset(rc_world *world, uint32_t resource);
+
+/* ------------------------------------------------------------------ queries */
+
+/** Which entities a query visits: every entity with all of @p include and none of @p exclude. */
+typedef struct rc_query_desc {
+    uint32_t struct_size; /* sizeof(rc_query_desc) */
+    const uint32_t *include;
+    uint32_t include_count; /* 1..16 */
+    const uint32_t *exclude;
+    uint32_t exclude_count; /* 0..16 */
+} rc_query_desc;
+
+/**
+ * One chunk of a query's results, in the shape of flecs's iterator. For column c (the c-th
+ * included component), element i of the chunk lives at
+ *   columns[c] + (rows ? rows[c][i] : i) * element_size(c)
+ * When the included pools are aligned over the chunk (a group, or pools in the same order),
+ * rows is NULL and columns[c] points at the chunk's first element. Otherwise rows[c] holds,
+ * per element, its row in that pool and columns[c] points at the pool's first element.
+ * Writes go straight to pool memory; tags have a NULL column. Valid until the next
+ * rc_query_next or structural change.
+ */
+typedef struct rc_chunk {
+    uint32_t count;
+    const rc_entity *entities;
+    void *const *columns;
+    const uint32_t *const *rows;
+} rc_chunk;
+
+typedef struct rc_query rc_query;
+
+RC_API rc_status rc_query_create(rc_world *world, const rc_query_desc *desc, rc_query **out);
+RC_API void rc_query_destroy(rc_query *query);
+RC_API const char *rc_query_last_error(const rc_query *query);
+/** The next chunk; *has_chunk = 0 when the query is done (then it restarts from the top). */
+RC_API rc_status rc_query_next(rc_query *query, rc_chunk *out, int *has_chunk);
+
+/* ------------------------------------------------------------------ hashes and images */
+
+/** The world hash (XXH3 over the section hashes; docs/file-format.md, "Hashes"). */
+RC_API rc_status rc_world_hash(const rc_world *world, uint64_t *out_hash);
+/** Section hashes: entities, one per component pool, groups, resources (2 + components + 1
+ *  values). *needed gets the count; RC_ERR_BUFFER_TOO_SMALL if capacity is less. */
+RC_API rc_status rc_world_section_hashes(const rc_world *world, uint64_t *hashes, size_t capacity, size_t *needed);
+/** The world's image (docs/file-format.md, "World image") into a caller buffer; *needed gets
+ *  its size (pass NULL and 0 to ask). */
+RC_API rc_status rc_world_save_image(const rc_world *world, rc_frame frame, void *buffer, size_t capacity,
+                                     size_t *needed);
+/** Validates an untrusted image and restores it; on error the world is unchanged. */
+RC_API rc_status rc_world_load_image(rc_world *world, const void *image, size_t size, rc_frame *out_frame);
+
+/** A ring of saved frames for rollback. */
+typedef struct rc_ring rc_ring;
+RC_API rc_status rc_ring_create(uint32_t capacity, rc_ring **out);
+RC_API void rc_ring_destroy(rc_ring *ring);
+RC_API const char *rc_ring_last_error(const rc_ring *ring);
+RC_API rc_status rc_ring_save(rc_ring *ring, const rc_world *world, rc_frame frame);
+/** RC_ERR_NOT_FOUND if the ring does not hold @p frame. */
+RC_API rc_status rc_ring_restore(rc_ring *ring, rc_world *world, rc_frame frame);
+
+/* ------------------------------------------------------------------ snapshot files */
+
+RC_API rc_status rc_snapshot_file_write(rc_world *world, const char *path, rc_frame frame, int level);
+/** Reads a snapshot file (.rcs) into @p world (its schema must match). */
+RC_API rc_status rc_snapshot_file_load(rc_world *world, const char *path, rc_frame *out_frame);
+/** Reads and checks a snapshot file without a world; the reason is in rc_last_error(). */
+RC_API rc_status rc_snapshot_file_check(const char *path);
+
+/** The differences between two snapshot files, as data. */
+typedef struct rc_diff rc_diff;
+typedef struct rc_diff_summary {
+    uint32_t struct_size; /* sizeof(rc_diff_summary) */
+    int identical;
+    int schemas_differ;
+    int groups_differ;
+    uint32_t entity_table_differences;
+    uint32_t pools_differing;
+    uint32_t resource_differences;
+    rc_frame frame_a;
+    rc_frame frame_b;
+} rc_diff_summary;
+typedef struct rc_pool_diff {
+    uint32_t struct_size; /* sizeof(rc_pool_diff) */
+    const char *pool;     /* valid while the rc_diff lives */
+    uint32_t count_a;
+    uint32_t count_b;
+    uint64_t entities_differing;
+    int order_differs;
+} rc_pool_diff;
+RC_API rc_status rc_diff_files(const char *path_a, const char *path_b, rc_diff **out);
+RC_API void rc_diff_destroy(rc_diff *diff);
+RC_API rc_status rc_diff_get_summary(const rc_diff *diff, rc_diff_summary *out);
+RC_API rc_status rc_diff_pool(const rc_diff *diff, uint32_t index, rc_pool_diff *out);
+/** The full report as JSON (the `retcon diff --json` object) into a caller buffer. */
+RC_API rc_status rc_diff_json(const rc_diff *diff, char *buffer, size_t capacity, size_t *needed);
+
+/* ------------------------------------------------------------------ replays */
+
+typedef struct rc_replay_settings {
+    uint32_t struct_size; /* sizeof(rc_replay_settings) */
+    uint32_t players;
+    uint32_t input_size;
+    uint32_t tick_hz;
+    uint32_t keyframe_interval;
+    uint32_t full_keyframe_every;
+    uint32_t frames_per_chunk;
+    int level;
+} rc_replay_settings;
+/** Fills @p out with retcon's defaults (set struct_size first). */
+RC_API rc_status rc_replay_settings_default(rc_replay_settings *out);
+
+typedef struct rc_replay_writer rc_replay_writer;
+/** Starts a replay of @p world (its state now is the start) at @p start_frame. */
+RC_API rc_status rc_replay_writer_create(const char *path, const rc_world *world, rc_frame start_frame,
+                                         const rc_replay_settings *settings, rc_replay_writer **out);
+RC_API void rc_replay_writer_destroy(rc_replay_writer *writer);
+RC_API const char *rc_replay_writer_last_error(const rc_replay_writer *writer);
+/** Appends one frame: @p record is players flag bytes (1 = present) then players x input_size
+ *  input bytes (docs/frames.md); @p world is the state after the frame. */
+RC_API rc_status rc_replay_writer_add_frame(rc_replay_writer *writer, const void *record, size_t size,
+                                            const rc_world *world);
+RC_API rc_status rc_replay_writer_finish(rc_replay_writer *writer);
+
+typedef struct rc_replay rc_replay;
+typedef struct rc_replay_info {
+    uint32_t struct_size; /* sizeof(rc_replay_info) */
+    uint32_t players;
+    uint32_t input_size;
+    uint32_t tick_hz;
+    rc_frame start_frame;
+    rc_frame end_frame; /* one past the last recorded frame */
+    uint32_t keyframes;
+    int complete;       /* 0: the writer did not finish (the readable part is usable) */
+    uint64_t schema_hash;
+} rc_replay_info;
+RC_API rc_status rc_replay_open(const char *path, rc_replay **out);
+RC_API void rc_replay_close(rc_replay *replay);
+RC_API const char *rc_replay_last_error(const rc_replay *replay);
+RC_API rc_status rc_replay_get_info(const rc_replay *replay, rc_replay_info *out);
+/** The recorded input record of @p frame (valid while the replay is open). */
+RC_API rc_status rc_replay_inputs(const rc_replay *replay, rc_frame frame, const void **out_record, size_t *out_size);
+RC_API rc_status rc_replay_hash(const rc_replay *replay, rc_frame frame, uint64_t *out_hash);
+RC_API rc_status rc_replay_keyframe_frame(const rc_replay *replay, uint32_t index, rc_frame *out_frame);
+/** Restores the latest keyframe at or before @p frame into @p world; *out_frame gets its frame. */
+RC_API rc_status rc_replay_seek(const rc_replay *replay, rc_world *world, rc_frame frame, rc_frame *out_frame);
+
+/** The game's step: advance @p world by one frame with the inputs in @p record. Return 0 on
+ *  success; anything else stops verification (rc_replay_verify then fails). */
+typedef int (*rc_step_fn)(rc_world *world, rc_frame frame, const void *record, size_t size, void *user);
+
+typedef struct rc_verify_report {
+    uint32_t struct_size; /* sizeof(rc_verify_report) */
+    uint64_t frames_checked;
+    int ok;                 /* 1: every frame's hash matched */
+    rc_frame first_mismatch; /* when ok == 0 */
+    uint64_t expected;
+    uint64_t actual;
+} rc_verify_report;
+/** Re-simulates the replay from its first keyframe with @p step and compares every frame's
+ *  hash. @p world must have the replay's schema. A mismatch is reported (ok = 0) with RC_OK. */
+RC_API rc_status rc_replay_verify(const rc_replay *replay, rc_world *world, rc_step_fn step, void *user,
+                                  rc_verify_report *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RETCON_H */

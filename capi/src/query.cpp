@@ -1,0 +1,158 @@
+// rc_query_*: iteration by component ids in chunks shaped like flecs's iterator
+// (docs/c-api.md). The lead pool is the smallest included one. Where every included pool
+// holds the same owners in the same order over a stretch (a group, or pools filled alike),
+// a chunk is that stretch and its columns point straight into the pools (rows is NULL).
+// Elsewhere each chunk carries, per column, the row of each entity in that pool. Values are
+// never copied: writes go to pool memory.
+#include "handles.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace retcon;
+using namespace retcon::capi;
+
+namespace {
+constexpr std::uint32_t chunk_capacity = 256;
+constexpr std::uint32_t max_terms = 16;
+} // namespace
+
+struct rc_query {
+    rc_world *world = nullptr;
+    std::vector<std::uint32_t> include;
+    std::vector<std::uint32_t> exclude;
+    std::uint32_t lead = 0;  ///< index into include of the smallest pool (chosen per pass)
+    std::uint32_t next = 0;  ///< next row of the lead pool
+    bool started = false;
+    std::vector<rc_entity> entities;
+    std::vector<void *> columns;
+    std::vector<std::vector<std::uint32_t>> rows;
+    std::vector<const std::uint32_t *> row_pointers;
+    std::string error;
+};
+
+namespace {
+
+const pool &pool_of(const rc_query &q, std::uint32_t term) { return q.world->world.pool_at(q.include[term]); }
+
+/// True if every included pool holds the lead pool's owners [lo, hi) at the same rows.
+bool aligned(const rc_query &q, std::uint32_t lo, std::uint32_t hi) {
+    const entity *lead = pool_of(q, q.lead).owners().data();
+    for (std::uint32_t c = 0; c < q.include.size(); ++c) {
+        if (c == q.lead) continue;
+        const pool &p = pool_of(q, c);
+        if (p.size() < hi || std::memcmp(p.owners().data() + lo, lead + lo, (hi - lo) * sizeof(entity)) != 0) return false;
+    }
+    return true;
+}
+
+bool excluded(const rc_query &q, entity e) {
+    for (const auto id : q.exclude)
+        if (q.world->world.pool_at(id).contains(e)) return true;
+    return false;
+}
+
+void* column_base(rc_query &q, std::uint32_t c) {
+    pool &p = const_cast<pool &>(pool_of(q, c));
+    return p.element_size() ? static_cast<void *>(p.payload()) : nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+rc_status rc_query_create(rc_world *w, const rc_query_desc *desc, rc_query **out) {
+    if (!w) return fail(thread_error(), RC_ERR_NULL, "rc_query_create: world is NULL");
+    return guarded(w->error, [&] {
+        if (!desc || !out) return fail(w->error, RC_ERR_NULL, "rc_query_create: desc or out is NULL");
+        if (desc->struct_size < sizeof(rc_query_desc))
+            return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: struct_size is %u, expected at least %zu",
+                        desc->struct_size, sizeof(rc_query_desc));
+        if (desc->include_count == 0 || desc->include_count > max_terms || desc->exclude_count > max_terms)
+            return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: %u included and %u excluded components (1..%u, 0..%u)",
+                        desc->include_count, desc->exclude_count, max_terms, max_terms);
+        if (!desc->include || (desc->exclude_count && !desc->exclude))
+            return fail(w->error, RC_ERR_NULL, "rc_query_create: include or exclude is NULL");
+        auto q = std::make_unique<rc_query>();
+        q->world = w;
+        for (std::uint32_t i = 0; i < desc->include_count + desc->exclude_count; ++i) {
+            const bool inc = i < desc->include_count;
+            const std::uint32_t id = inc ? desc->include[i] : desc->exclude[i - desc->include_count];
+            if (id >= w->world.component_count())
+                return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u, but the schema declares %zu", id,
+                            w->world.component_count());
+            if (std::find(q->include.begin(), q->include.end(), id) != q->include.end() ||
+                std::find(q->exclude.begin(), q->exclude.end(), id) != q->exclude.end())
+                return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u appears twice", id);
+            (inc ? q->include : q->exclude).push_back(id);
+        }
+        q->columns.resize(q->include.size());
+        q->rows.resize(q->include.size());
+        q->row_pointers.resize(q->include.size());
+        for (auto &r : q->rows) r.reserve(chunk_capacity);
+        q->entities.reserve(chunk_capacity);
+        *out = q.release();
+        return RC_OK;
+    });
+}
+
+void rc_query_destroy(rc_query *query) { delete query; }
+
+const char *rc_query_last_error(const rc_query *query) { return query ? query->error.c_str() : "query is NULL"; }
+
+rc_status rc_query_next(rc_query *q, rc_chunk *out, int *has_chunk) {
+    if (!q) return fail(thread_error(), RC_ERR_NULL, "rc_query_next: query is NULL");
+    return guarded(q->error, [&] {
+        if (!out || !has_chunk) return fail(q->error, RC_ERR_NULL, "rc_query_next: out or has_chunk is NULL");
+        if (!q->started) { // a pass starts: lead with the smallest pool
+            q->lead = 0;
+            for (std::uint32_t c = 1; c < q->include.size(); ++c)
+                if (pool_of(*q, c).size() < pool_of(*q, q->lead).size()) q->lead = c;
+            q->next = 0;
+            q->started = true;
+        }
+        const pool &lead = pool_of(*q, q->lead);
+        const entity *owners = lead.owners().data();
+        q->entities.clear();
+        while (q->next < lead.size()) {
+            const std::uint32_t lo = q->next;
+            const std::uint32_t hi = std::min<std::uint32_t>(lead.size(), lo + chunk_capacity);
+            if (q->exclude.empty() && aligned(*q, lo, hi)) { // straight into the pools
+                q->next = hi;
+                for (std::uint32_t i = lo; i < hi; ++i) q->entities.push_back(to_c(owners[i]));
+                for (std::uint32_t c = 0; c < q->include.size(); ++c) {
+                    auto *base = static_cast<std::byte *>(column_base(*q, c));
+                    q->columns[c] = base ? base + std::size_t{lo} * pool_of(*q, c).element_size() : nullptr;
+                }
+                *out = rc_chunk{hi - lo, q->entities.data(), q->columns.data(), nullptr};
+                *has_chunk = 1;
+                return RC_OK;
+            }
+            for (auto &r : q->rows) r.clear();
+            while (q->next < lead.size() && q->entities.size() < chunk_capacity) { // row by row
+                const entity e = owners[q->next++];
+                bool all = true;
+                for (std::uint32_t c = 0; c < q->include.size() && all; ++c) all = pool_of(*q, c).contains(e);
+                if (!all || excluded(*q, e)) continue;
+                q->entities.push_back(to_c(e));
+                for (std::uint32_t c = 0; c < q->include.size(); ++c) q->rows[c].push_back(pool_of(*q, c).index(e));
+            }
+            if (!q->entities.empty()) {
+                for (std::uint32_t c = 0; c < q->include.size(); ++c) {
+                    q->columns[c] = column_base(*q, c);
+                    q->row_pointers[c] = q->rows[c].data();
+                }
+                *out = rc_chunk{static_cast<std::uint32_t>(q->entities.size()), q->entities.data(), q->columns.data(),
+                                q->row_pointers.data()};
+                *has_chunk = 1;
+                return RC_OK;
+            }
+        }
+        q->started = false; // done: the next call starts a new pass
+        *out = rc_chunk{0, nullptr, nullptr, nullptr};
+        *has_chunk = 0;
+        return RC_OK;
+    });
+}
+
+} // extern "C"
