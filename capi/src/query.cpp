@@ -13,7 +13,7 @@ using namespace retcon;
 using namespace retcon::capi;
 
 namespace {
-constexpr std::uint32_t chunk_capacity = 256;
+constexpr std::uint32_t chunk_capacity = 1024;
 constexpr std::uint32_t max_terms = 16;
 } // namespace
 
@@ -21,7 +21,9 @@ struct rc_query {
     rc_world *world = nullptr;
     std::vector<std::uint32_t> include;
     std::vector<std::uint32_t> exclude;
-    std::uint32_t lead = 0;  ///< index into include of the smallest pool (chosen per pass)
+    std::vector<const pool *> pools;    ///< per included column (a world's pools never move)
+    std::vector<const pool *> excluded; ///< per excluded component
+    std::uint32_t lead = 0;  ///< the column whose pool leads this pass (the smallest)
     std::uint32_t next = 0;  ///< next row of the lead pool
     bool started = false;
     std::vector<rc_entity> entities;
@@ -33,27 +35,19 @@ struct rc_query {
 
 namespace {
 
-const pool &pool_of(const rc_query &q, std::uint32_t term) { return q.world->world.pool_at(q.include[term]); }
-
 /// True if every included pool holds the lead pool's owners [lo, hi) at the same rows.
 bool aligned(const rc_query &q, std::uint32_t lo, std::uint32_t hi) {
-    const entity *lead = pool_of(q, q.lead).owners().data();
-    for (std::uint32_t c = 0; c < q.include.size(); ++c) {
+    const entity *lead = q.pools[q.lead]->owners().data();
+    for (std::uint32_t c = 0; c < q.pools.size(); ++c) {
         if (c == q.lead) continue;
-        const pool &p = pool_of(q, c);
+        const pool &p = *q.pools[c];
         if (p.size() < hi || std::memcmp(p.owners().data() + lo, lead + lo, (hi - lo) * sizeof(entity)) != 0) return false;
     }
     return true;
 }
 
-bool excluded(const rc_query &q, entity e) {
-    for (const auto id : q.exclude)
-        if (q.world->world.pool_at(id).contains(e)) return true;
-    return false;
-}
-
-void* column_base(rc_query &q, std::uint32_t c) {
-    pool &p = const_cast<pool &>(pool_of(q, c));
+void *column_base(const rc_query &q, std::uint32_t c) {
+    auto &p = const_cast<pool &>(*q.pools[c]);
     return p.element_size() ? static_cast<void *>(p.payload()) : nullptr;
 }
 
@@ -86,11 +80,12 @@ rc_status rc_query_create(rc_world *w, const rc_query_desc *desc, rc_query **out
                 return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u appears twice", id);
             (inc ? q->include : q->exclude).push_back(id);
         }
+        for (const auto id : q->include) q->pools.push_back(&w->world.pool_at(id));
+        for (const auto id : q->exclude) q->excluded.push_back(&w->world.pool_at(id));
         q->columns.resize(q->include.size());
-        q->rows.resize(q->include.size());
+        q->rows.assign(q->include.size(), std::vector<std::uint32_t>(chunk_capacity));
         q->row_pointers.resize(q->include.size());
-        for (auto &r : q->rows) r.reserve(chunk_capacity);
-        q->entities.reserve(chunk_capacity);
+        q->entities.resize(chunk_capacity);
         *out = q.release();
         return RC_OK;
     });
@@ -104,46 +99,54 @@ rc_status rc_query_next(rc_query *q, rc_chunk *out, int *has_chunk) {
     if (!q) return fail(thread_error(), RC_ERR_NULL, "rc_query_next: query is NULL");
     return guarded(q->error, [&] {
         if (!out || !has_chunk) return fail(q->error, RC_ERR_NULL, "rc_query_next: out or has_chunk is NULL");
+        const std::uint32_t terms = static_cast<std::uint32_t>(q->pools.size());
         if (!q->started) { // a pass starts: lead with the smallest pool
             q->lead = 0;
-            for (std::uint32_t c = 1; c < q->include.size(); ++c)
-                if (pool_of(*q, c).size() < pool_of(*q, q->lead).size()) q->lead = c;
+            for (std::uint32_t c = 1; c < terms; ++c)
+                if (q->pools[c]->size() < q->pools[q->lead]->size()) q->lead = c;
             q->next = 0;
             q->started = true;
         }
-        const pool &lead = pool_of(*q, q->lead);
+        const pool &lead = *q->pools[q->lead];
         const entity *owners = lead.owners().data();
-        q->entities.clear();
         while (q->next < lead.size()) {
             const std::uint32_t lo = q->next;
             const std::uint32_t hi = std::min<std::uint32_t>(lead.size(), lo + chunk_capacity);
-            if (q->exclude.empty() && aligned(*q, lo, hi)) { // straight into the pools
+            if (q->excluded.empty() && aligned(*q, lo, hi)) { // straight into the pools
                 q->next = hi;
-                for (std::uint32_t i = lo; i < hi; ++i) q->entities.push_back(to_c(owners[i]));
-                for (std::uint32_t c = 0; c < q->include.size(); ++c) {
+                for (std::uint32_t i = lo; i < hi; ++i) q->entities[i - lo] = to_c(owners[i]);
+                for (std::uint32_t c = 0; c < terms; ++c) {
                     auto *base = static_cast<std::byte *>(column_base(*q, c));
-                    q->columns[c] = base ? base + std::size_t{lo} * pool_of(*q, c).element_size() : nullptr;
+                    q->columns[c] = base ? base + std::size_t{lo} * q->pools[c]->element_size() : nullptr;
                 }
                 *out = rc_chunk{hi - lo, q->entities.data(), q->columns.data(), nullptr};
                 *has_chunk = 1;
                 return RC_OK;
             }
-            for (auto &r : q->rows) r.clear();
-            while (q->next < lead.size() && q->entities.size() < chunk_capacity) { // row by row
-                const entity e = owners[q->next++];
+            std::uint32_t k = 0; // row by row: each column's row of each visited entity
+            std::uint32_t found[max_terms];
+            while (q->next < lead.size() && k < chunk_capacity) {
+                const std::uint32_t lead_row = q->next++;
+                const entity e = owners[lead_row];
                 bool all = true;
-                for (std::uint32_t c = 0; c < q->include.size() && all; ++c) all = pool_of(*q, c).contains(e);
-                if (!all || excluded(*q, e)) continue;
-                q->entities.push_back(to_c(e));
-                for (std::uint32_t c = 0; c < q->include.size(); ++c) q->rows[c].push_back(pool_of(*q, c).index(e));
+                for (std::uint32_t c = 0; c < terms && all; ++c) {
+                    found[c] = c == q->lead ? lead_row : q->pools[c]->index(e);
+                    all = found[c] != pool::npos;
+                }
+                if (!all) continue;
+                bool out_of_query = false;
+                for (const pool *x : q->excluded) out_of_query = out_of_query || x->contains(e);
+                if (out_of_query) continue;
+                q->entities[k] = to_c(e);
+                for (std::uint32_t c = 0; c < terms; ++c) q->rows[c][k] = found[c];
+                ++k;
             }
-            if (!q->entities.empty()) {
-                for (std::uint32_t c = 0; c < q->include.size(); ++c) {
+            if (k) {
+                for (std::uint32_t c = 0; c < terms; ++c) {
                     q->columns[c] = column_base(*q, c);
                     q->row_pointers[c] = q->rows[c].data();
                 }
-                *out = rc_chunk{static_cast<std::uint32_t>(q->entities.size()), q->entities.data(), q->columns.data(),
-                                q->row_pointers.data()};
+                *out = rc_chunk{k, q->entities.data(), q->columns.data(), q->row_pointers.data()};
                 *has_chunk = 1;
                 return RC_OK;
             }
