@@ -1,0 +1,68 @@
+# The C API's interoperability tests (docs/c-api.md): one layout declared in C, C++ and Python.
+# Included by tests/capi/CMakeLists.txt; paths are relative to this file.
+#
+#   capi:c_and_cpp_schemas_agree  c_schema_probe (C, rc_schema_*) and cpp_writer (C++,
+#                                 RETCON_COMPONENT) give the same schema hash; a renamed field
+#                                 gives another, and rc_schema_differences names it.
+#   capi:python                   tests/capi/test_python.py: ctypes declarations generated from
+#                                 the build's API description (capi/api.cmake), a simulation with
+#                                 rollback and a verified replay, and a C++ snapshot loaded into a
+#                                 Python-declared world. Skipped when the description is not
+#                                 built (no clang or python3 at configure time).
+set(retcon_capi_py_dir ${CMAKE_CURRENT_LIST_DIR})
+
+get_property(retcon_enabled_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+if(NOT "C" IN_LIST retcon_enabled_languages)
+  enable_language(C)
+endif()
+
+# The C++ side: RETCON_COMPONENT declarations; --hash and --write <file.rcs>.
+add_executable(retcon_capi_cpp_writer ${retcon_capi_py_dir}/cpp_writer.cpp)
+target_link_libraries(retcon_capi_cpp_writer PRIVATE retcon::snapshot)
+retcon_target_warnings(retcon_capi_cpp_writer)
+
+# The C side: --sizes (struct layouts for the ctypes check), --hash and --renamed.
+add_executable(retcon_capi_c_schema_probe ${retcon_capi_py_dir}/c_schema_probe.c)
+target_link_libraries(retcon_capi_c_schema_probe PRIVATE retcon::c)
+set_target_properties(retcon_capi_c_schema_probe PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+  # The project's warning set without its C++-only flags (cmake/warnings.cmake).
+  target_compile_options(retcon_capi_c_schema_probe PRIVATE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wcast-align
+    -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough ${RETCON_DETERMINISM_OPTIONS})
+  if(RETCON_WERROR)
+    target_compile_options(retcon_capi_c_schema_probe PRIVATE -Werror)
+  endif()
+endif()
+
+add_test(NAME capi:c_and_cpp_schemas_agree
+  COMMAND ${CMAKE_COMMAND}
+    -DC_PROBE=$<TARGET_FILE:retcon_capi_c_schema_probe>
+    -DCPP_WRITER=$<TARGET_FILE:retcon_capi_cpp_writer>
+    -P ${retcon_capi_py_dir}/schemas_agree.cmake)
+
+find_package(Python3 COMPONENTS Interpreter)
+if(TARGET retcon_c_api_description AND Python3_Interpreter_FOUND)
+  set(retcon_capi_py_scratch ${CMAKE_CURRENT_BINARY_DIR}/python_scratch)
+  add_test(NAME capi:python
+    COMMAND ${Python3_EXECUTABLE} ${retcon_capi_py_dir}/test_python.py
+      $<TARGET_FILE:retcon_c>
+      ${CMAKE_BINARY_DIR}/capi/retcon_api.json
+      $<TARGET_FILE:retcon_capi_cpp_writer>
+      ${retcon_capi_py_scratch}
+      --probe $<TARGET_FILE:retcon_capi_c_schema_probe>
+      --header ${PROJECT_SOURCE_DIR}/capi/include/retcon.h
+      --gen ${PROJECT_SOURCE_DIR}/capi/tools/gen_ctypes.py)
+  set_tests_properties(capi:python PROPERTIES TIMEOUT 600)
+  # A sanitized library cannot be loaded into an unsanitized python3 unless the sanitizer
+  # runtime comes first; Python's own allocations are not ours to leak-check.
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+      OUTPUT_VARIABLE retcon_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set_tests_properties(capi:python PROPERTIES
+      ENVIRONMENT "LD_PRELOAD=${retcon_libasan};ASAN_OPTIONS=detect_leaks=0")
+  endif()
+else()
+  message(STATUS "retcon: capi:python is skipped: no C API description (needs clang and python3, "
+                 "see capi/api.cmake)")
+endif()
