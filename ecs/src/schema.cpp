@@ -491,13 +491,27 @@ std::vector<std::string> schema::differences(const schema &a, const schema &b) {
             else if (p.size != q.size || p.align != q.align)
                 out.push_back(id + " '" + p.name + "': size/align " + std::to_string(p.size) + "/" +
                               std::to_string(p.align) + " vs " + std::to_string(q.size) + "/" + std::to_string(q.align));
-            else {
-                bool same = p.fields.size() == q.fields.size();
-                for (std::size_t f = 0; same && f < p.fields.size(); ++f)
-                    same = p.fields[f].name == q.fields[f].name && p.fields[f].offset == q.fields[f].offset &&
-                           p.fields[f].size == q.fields[f].size && p.fields[f].kind == q.fields[f].kind &&
-                           p.fields[f].count == q.fields[f].count;
-                if (!same) out.push_back(id + " '" + p.name + "': field tables differ");
+            else if (p.fields.size() != q.fields.size()) {
+                out.push_back(id + " '" + p.name + "': " + std::to_string(p.fields.size()) + " fields vs " +
+                              std::to_string(q.fields.size()));
+            } else {
+                for (std::size_t f = 0; f < p.fields.size(); ++f) { // name the first field that differs
+                    const auto &g = p.fields[f];
+                    const auto &h = q.fields[f];
+                    auto shape = [](const field &fd) {
+                        return "kind " + std::to_string(static_cast<int>(fd.kind)) + " x" + std::to_string(fd.count) +
+                               " at " + std::to_string(fd.offset) + " (" + std::to_string(fd.size) + " bytes)";
+                    };
+                    if (g.name != h.name) {
+                        out.push_back(id + " '" + p.name + "': field " + std::to_string(f) + " '" + g.name + "' vs '" +
+                                      h.name + "'");
+                        break;
+                    }
+                    if (g.offset != h.offset || g.size != h.size || g.kind != h.kind || g.count != h.count) {
+                        out.push_back(id + " '" + p.name + "': field '" + g.name + "' " + shape(g) + " vs " + shape(h));
+                        break;
+                    }
+                }
             }
         }
     };

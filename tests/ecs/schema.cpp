@@ -470,7 +470,12 @@ TEST_CASE("differences names what differs", "[schema]") {
     c.component<renamed::position>().component<velocity>();
     d = schema::differences(a, c);
     REQUIRE(d.size() == 1);
-    CHECK_THAT(d[0], Catch::Contains("position") && Catch::Contains("field"));
+    CHECK_THAT(d[0], Catch::Contains("position") && Catch::Contains("field 0 'x' vs 'u'"));
+    schema r;
+    r.component<retyped::position>().component<velocity>();
+    d = schema::differences(a, r);
+    REQUIRE(d.size() == 1);
+    CHECK_THAT(d[0], Catch::Contains("field 'x' kind 10 x1 at 0 (4 bytes) vs kind 4 x1 at 0 (4 bytes)"));
 
     schema e;
     e.component<velocity>().component<position>();
