@@ -10,9 +10,13 @@
  *
  * Fixed in the ABI whatever the C++ defaults: entity handles and frame numbers are 64-bit;
  * option structs start with their own size (set it to sizeof the struct you compiled with)
- * so they can grow. Layouts declared here follow retcon's canonical alignment rule: a field's
- * alignment is its width (8 for 64-bit fields), whatever the C compiler's ABI says
- * (docs/determinism.md, "One layout everywhere").
+ * so they can grow. Types you declare through rc_schema_* follow retcon's canonical alignment
+ * rule: a field's alignment is its width (8 for 64-bit fields), whatever the C compiler's ABI
+ * says (docs/determinism.md, "One layout everywhere"). (The API's own structs are plain C.)
+ *
+ * Caller buffers: functions that copy bytes out take (buffer, capacity, needed). *needed
+ * always receives the size; a capacity below it returns RC_ERR_BUFFER_TOO_SMALL (so a call
+ * with NULL and 0 is the size query) and copies nothing.
  *
  * Lifetimes: a pointer returned by rc_component_get, rc_resource_get or an rc_chunk is valid
  * until the next structural change of its world (adding or removing a component, creating or
@@ -85,7 +89,8 @@ typedef enum rc_kind {
     RC_U64 = 9,
     RC_F32 = 10,
     RC_F64 = 11,
-    RC_ENTITY = 12, /* a 4-byte retcon entity handle stored in the world (not an rc_entity) */
+    RC_ENTITY = 12, /* a uint32_t entity handle stored in the world: the low 32 bits of an
+                       rc_entity (RC_NULL_ENTITY is stored as 0xFFFFFFFF) */
     RC_TEXT = 13,   /* char arrays: zero-filled characters */
     RC_RECORD = 14  /* a nested record declared with rc_schema_record */
 } rc_kind;
@@ -310,7 +315,8 @@ RC_API rc_status rc_replay_keyframe_frame(const rc_replay *replay, uint32_t inde
 RC_API rc_status rc_replay_seek(const rc_replay *replay, rc_world *world, rc_frame frame, rc_frame *out_frame);
 
 /** The game's step: advance @p world by one frame with the inputs in @p record. Return 0 on
- *  success; anything else stops verification (rc_replay_verify then fails). */
+ *  success; anything else stops verification (rc_replay_verify then fails). Bindings whose
+ *  callbacks can raise (Python's ctypes returns 0 when one does) must catch and return non-zero. */
 typedef int (*rc_step_fn)(rc_world *world, rc_frame frame, const void *record, size_t size, void *user);
 
 typedef struct rc_verify_report {
