@@ -478,7 +478,9 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
                                             ", this build reads " + std::to_string(replay_file_version)};
     if (hsize != header_size) return error{errc::corrupt, where(name, 6) + "header size " + std::to_string(hsize)};
     if (auto f = to_frame(stored_start); !f)
-        return error{errc::corrupt, where(name, 16) + "start frame " + std::to_string(stored_start) + " " + f.message()};
+        return error{errc::corrupt, where(name, 16) + "start frame " + std::to_string(stored_start) +
+                                        " is beyond the 32-bit frame range (the last frame is " +
+                                        std::to_string(max_frame) + ")"};
     else p->start_frame = *f;
     const auto schema_bytes = r.bytes(schema_size);
     const auto meta_bytes = r.bytes(meta_size);
@@ -511,9 +513,16 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     }
     p->record = record_size(s);
 
-    // Scan chunks.
+    // Scan chunks. Frame numbers are checked in 64 bits, before any is narrowed to frame_t: the
+    // frames run from the start frame without gaps, keyframe j sits at start + j·K (the next
+    // keyframe's frame bounds every frames chunk), and the seek index ends where the frames do
+    // (docs/file-format.md, "Frame ranges").
     std::uint64_t pos = header_size + schema_size + std::uint64_t{meta_size};
     std::uint64_t expected_frame = p->start_frame;
+    // The frame of keyframe j: start + j·K (no overflow: j < 2^32 keyframes of K < 2^32 frames).
+    const auto keyframe_due = [&](std::size_t j) {
+        return std::uint64_t{p->start_frame} + std::uint64_t{j} * s.keyframe_interval;
+    };
     std::vector<std::pair<std::uint64_t, std::uint64_t>> scanned; // (frame, offset) of every chunk
     std::vector<chunk_kind> scanned_kinds;
     std::vector<std::byte> raw;
@@ -562,6 +571,11 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             if (frame != expected_frame)
                 return error{errc::corrupt, where(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
                                                 " where frame " + std::to_string(expected_frame) + " was expected"};
+            if (frame != keyframe_due(p->keyframes.size()))
+                return error{errc::corrupt, where(name, pos + 8) + "keyframe " + std::to_string(p->keyframes.size()) +
+                                                " for frame " + std::to_string(frame) + "; the keyframe interval " +
+                                                std::to_string(s.keyframe_interval) + " puts it at frame " +
+                                                std::to_string(keyframe_due(p->keyframes.size()))};
             if (p->keyframes.empty() && kind != chunk_kind::full_keyframe)
                 return error{errc::corrupt, where(name, pos) + "the first keyframe must be a full image"};
             if (count != 1) return error{errc::corrupt, where(name, pos + 16) + "keyframe chunk with count " + std::to_string(count)};
@@ -580,6 +594,13 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
                 return error{errc::corrupt, where(name, pos + 16) + "frames chunk runs to frame " +
                                                 std::to_string(expected_frame + count - 1u) +
                                                 ", beyond the 32-bit frame range"};
+            // The writer closes a frames chunk where a keyframe is due, so no chunk runs past
+            // the next keyframe's frame (a keyframe left out shows here).
+            if (const auto next_keyframe = keyframe_due(p->keyframes.size()); expected_frame + count > next_keyframe)
+                return error{errc::corrupt, where(name, pos + 16) + "frames chunk runs to frame " +
+                                                std::to_string(expected_frame + count - 1u) +
+                                                ", past the keyframe due at frame " + std::to_string(next_keyframe) +
+                                                " (keyframe interval " + std::to_string(s.keyframe_interval) + ")"};
             if (p->records.size() + raw_size > limits.max_image_bytes)
                 return error{errc::too_large, where(name, pos) + "decoded frames exceed the limit"};
             if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
@@ -598,6 +619,15 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             break;
         }
         case chunk_kind::index: {
+            // Its header is intact (the header check passed), so its frame and count are checked
+            // even when the trailer after it is cut off.
+            if (frame != expected_frame)
+                return error{errc::corrupt, where(name, pos + 8) + "seek index says the frames end at frame " +
+                                                std::to_string(frame) + "; the chunks end at frame " +
+                                                std::to_string(expected_frame)};
+            if (count != scanned.size())
+                return error{errc::corrupt, where(name, pos + 16) + "seek index declares " + std::to_string(count) +
+                                                " entries; " + std::to_string(scanned.size()) + " chunks precede it"};
             if (all.size() - end < trailer_size) {
                 // The writer stopped between the seek index and the trailer: the chunks before
                 // the index are intact, so this reads like any other cut-short file.
@@ -651,6 +681,7 @@ frame_t replay_reader::start_frame() const noexcept { return impl_->start_frame;
 std::uint32_t replay_reader::frame_count() const noexcept { return impl_->frame_count; }
 bool replay_reader::complete() const noexcept { return impl_->complete; }
 const std::string &replay_reader::truncation_note() const noexcept { return impl_->truncation; }
+const std::string &replay_reader::name() const noexcept { return impl_->name; }
 std::uint64_t replay_reader::file_bytes() const noexcept { return impl_->bytes.size(); }
 
 const std::byte *replay_reader::impl::record_of(frame_t frame, const char *what) const {
@@ -695,7 +726,9 @@ result<void> replay_reader::check(const std::function<void(std::size_t, std::siz
     snapshot img;
     const auto &ks = impl_->keyframes;
     for (std::size_t i = 0; i < ks.size(); ++i) {
-        if (auto r = impl_->keyframe_image(i, img); !r) return r;
+        if (auto r = impl_->keyframe_image(i, img); !r)
+            return {r.code(),
+                    r.message() + " (keyframe " + std::to_string(i) + ", frame " + std::to_string(ks[i].frame) + ")"};
         const auto f = ks[i].frame;
         if (f > impl_->start_frame && f - 1 < end_frame() && retcon::hash(img) != hash(f - 1))
             return {errc::checksum, where(impl_->name, ks[i].offset) + "keyframe at frame " + std::to_string(f) +
@@ -706,6 +739,16 @@ result<void> replay_reader::check(const std::function<void(std::size_t, std::siz
 }
 
 result<verify_report> verify(const replay_reader &reader, world &w, const step_function &step) {
+    if (w.schema_hash() != reader.schema().hash())
+        return error{errc::schema_mismatch, reader.name() + ": the world's schema differs from the replay's"};
+    // An incomplete file with no readable frame may have held any number of them: nothing
+    // would be verified, and that is not a success (a complete file of zero frames is).
+    if (reader.frame_count() == 0 && !reader.complete())
+        return error{errc::truncated, reader.name() + ": no frame is readable, nothing was verified; " +
+                                          reader.truncation_note()};
+    // Every keyframe, with the checksums and hashes `check` verifies: a damaged keyframe fails
+    // verification even though re-simulation does not restore it.
+    if (auto c = reader.check(); !c) return c.err();
     auto start = reader.restore_keyframe(w, reader.start_frame());
     if (!start) return start.err();
     verify_report rep;
@@ -729,6 +772,10 @@ result<verify_report> verify(const replay_reader &reader, world &w, const step_f
         }
         break;
     }
+    // Every frame the reader holds was re-simulated, unless a mismatch stopped the walk early.
+    if (!rep.first_mismatch && rep.frames_checked != reader.frame_count())
+        return error{errc::corrupt, reader.name() + ": re-simulated " + std::to_string(rep.frames_checked) +
+                                        " of the replay's " + std::to_string(reader.frame_count()) + " frames"};
     return rep;
 }
 

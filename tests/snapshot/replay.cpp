@@ -1,12 +1,18 @@
 // Replay files (.rcr): writer/reader round trips, keyframes (full and delta), verification
-// against a step function, crash truncation, bit flips, and argument checks.
+// against a step function, crash truncation, bit flips, forged frame ranges and keyframes, and
+// argument checks.
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/replay.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -621,4 +627,361 @@ TEST_CASE("a stored frame number beyond the 32-bit frame range is corruption", "
     auto r = replay_reader::parse(bytes, "far.rcr");
     CHECK(r.code() == errc::corrupt);
     CHECK_THAT(r.message(), Contains("far.rcr at byte 16: start frame 4294967296"));
+}
+
+// ------------------------------------------------------------------ forged files
+
+namespace {
+namespace forge {
+
+template<class T>
+T get(const std::vector<std::byte> &b, std::size_t off) {
+    T v;
+    std::memcpy(&v, b.data() + off, sizeof v);
+    return v;
+}
+template<class T>
+void put(std::vector<std::byte> &b, std::size_t off, T v) {
+    std::memcpy(b.data() + off, &v, sizeof v);
+}
+template<class T>
+void append(std::vector<std::byte> &b, T v) {
+    b.resize(b.size() + sizeof v);
+    put(b, b.size() - sizeof v, v);
+}
+
+constexpr std::uint8_t full_keyframe = 1, frames = 3, index = 4;
+
+struct chunk {
+    std::uint8_t kind;
+    std::uint64_t frame;
+    std::uint32_t count;
+    std::vector<std::byte> raw;
+};
+
+/// A replay as a list of chunks that a test edits at will; `assemble` writes it with every
+/// checksum recomputed, as an attacker can (XXH3 is no secret). Keyframes are written as full
+/// images and payloads as zstd frames of raw blocks: both valid (docs/file-format.md).
+struct replay {
+    std::vector<std::byte> head; ///< header, schema block, metadata block (resealed on assembly)
+    std::vector<chunk> chunks;   ///< keyframes and frames chunks, in file order
+    std::optional<std::uint64_t> index_frame; ///< the index chunk's frame field (default: the end)
+    std::optional<std::uint32_t> index_count; ///< its count field (default: the entries)
+};
+
+/// @p r's content (read from @p bytes) as chunks: a keyframe, then frames chunks up to the next.
+replay disassemble(const replay_reader &r, const std::vector<std::byte> &bytes) {
+    replay out;
+    const std::size_t head = 64u + get<std::uint32_t>(bytes, 24) + std::size_t{get<std::uint32_t>(bytes, 28)};
+    out.head.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(head));
+    const auto ks = r.keyframes();
+    snapshot img;
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+        REQUIRE(r.keyframe_image(i, img).ok());
+        out.chunks.push_back({full_keyframe, ks[i].frame, 1, {img.bytes().begin(), img.bytes().end()}});
+        const frame_t stop = i + 1 < ks.size() ? ks[i + 1].frame : r.end_frame();
+        for (frame_t f = ks[i].frame; f < stop;) {
+            chunk c{frames, f, 0, {}};
+            for (; f < stop && c.count < r.settings().frames_per_chunk; ++f, ++c.count) {
+                const auto rec = r.inputs(f).record();
+                c.raw.insert(c.raw.end(), rec.begin(), rec.end());
+                append(c.raw, r.hash(f));
+            }
+            out.chunks.push_back(std::move(c));
+        }
+    }
+    return out;
+}
+
+/// One zstd frame holding @p raw in raw (stored) blocks of at most 128 KiB.
+std::vector<std::byte> zstd_raw(std::span<const std::byte> raw) {
+    std::vector<std::byte> z;
+    append(z, std::uint32_t{0xFD2FB528u});
+    append(z, std::uint8_t{0xE0}); // single segment, 8-byte content size
+    append(z, std::uint64_t{raw.size()});
+    std::size_t pos = 0;
+    do {
+        const std::size_t n = std::min<std::size_t>(raw.size() - pos, 128u * 1024u);
+        const auto block = static_cast<std::uint32_t>((n << 3) | (pos + n == raw.size() ? 1u : 0u));
+        for (int i = 0; i < 3; ++i) z.push_back(std::byte(static_cast<std::uint8_t>(block >> (8 * i))));
+        z.insert(z.end(), raw.begin() + static_cast<std::ptrdiff_t>(pos), raw.begin() + static_cast<std::ptrdiff_t>(pos + n));
+        pos += n;
+    } while (pos < raw.size());
+    return z;
+}
+
+void write_chunk(std::vector<std::byte> &out, std::uint8_t kind, std::uint64_t frame, std::uint32_t count,
+                 std::span<const std::byte> raw) {
+    const std::size_t start = out.size();
+    const auto z = zstd_raw(raw);
+    append(out, std::uint32_t{0x4b434352u});
+    append(out, kind);
+    append(out, std::uint8_t{0});
+    append(out, std::uint16_t{0});
+    append(out, frame);
+    append(out, count);
+    append(out, static_cast<std::uint32_t>(z.size()));
+    append(out, static_cast<std::uint32_t>(raw.size()));
+    append(out, static_cast<std::uint32_t>(xxh3(std::span<const std::byte>(out).subspan(start, 28))));
+    std::vector<std::byte> covered(out.begin() + static_cast<std::ptrdiff_t>(start), out.end());
+    covered.insert(covered.end(), raw.begin(), raw.end());
+    append(out, xxh3(covered));
+    out.insert(out.end(), z.begin(), z.end());
+}
+
+/// The file: the header resealed, every chunk, the seek index and the trailer.
+std::vector<std::byte> assemble(const replay &f) {
+    std::vector<std::byte> out = f.head;
+    std::vector<std::byte> covered(out.begin(), out.begin() + 56);
+    covered.insert(covered.end(), out.begin() + 64, out.end());
+    put(out, 56, xxh3(covered));
+    std::vector<std::byte> entries;
+    append(entries, static_cast<std::uint32_t>(f.chunks.size()));
+    std::uint64_t end = get<std::uint64_t>(f.head, 16);
+    for (const auto &c : f.chunks) {
+        append(entries, c.frame);
+        append(entries, std::uint64_t{out.size()});
+        append(entries, c.kind);
+        for (int i = 0; i < 7; ++i) append(entries, std::uint8_t{0});
+        write_chunk(out, c.kind, c.frame, c.count, c.raw);
+        if (c.kind == frames) end = c.frame + c.count;
+    }
+    const std::uint64_t index_offset = out.size();
+    write_chunk(out, index, f.index_frame.value_or(end),
+                f.index_count.value_or(static_cast<std::uint32_t>(f.chunks.size())), entries);
+    append(out, index_offset);
+    append(out, std::uint32_t{0x45524352u});
+    append(out, std::uint32_t{0});
+    return out;
+}
+
+/// Offset of the seek index chunk of an assembled file (from its trailer).
+std::uint64_t index_offset(const std::vector<std::byte> &b) { return get<std::uint64_t>(b, b.size() - 16); }
+
+/// Moves every frame number (header, chunks, keyframe images) by @p delta, modulo 2^64.
+void shift(replay &f, std::uint64_t delta) {
+    put(f.head, 16, get<std::uint64_t>(f.head, 16) + delta);
+    for (auto &c : f.chunks) {
+        c.frame += delta;
+        if (c.kind == full_keyframe)
+            put(c.raw, offsetof(image_header, frame), get<std::uint64_t>(c.raw, offsetof(image_header, frame)) + delta);
+    }
+}
+
+/// Changes every input byte of every frame (the flags stay valid).
+void tamper(replay &f, const replay_settings &s) {
+    const std::size_t record = std::size_t{s.players} * (1u + s.input_size) + 8u;
+    for (auto &c : f.chunks)
+        if (c.kind == frames)
+            for (std::size_t k = 0; k < c.count; ++k)
+                for (std::size_t b = s.players; b < record - 8u; ++b) c.raw[k * record + b] ^= std::byte{0x5a};
+}
+
+/// Rewrites the stored size of the chunk at @p offset and its header check: the reader takes
+/// the chunk for one cut short by a crash, and stops there.
+void inflate_stored(std::vector<std::byte> &b, std::size_t offset) {
+    put<std::uint32_t>(b, offset + 20, std::uint32_t{1} << 30);
+    put(b, offset + 28, static_cast<std::uint32_t>(xxh3(std::span<const std::byte>(b).subspan(offset, 28))));
+}
+
+} // namespace forge
+} // namespace
+
+TEST_CASE("a replay's frame ranges are validated: no wrap, keyframes where the interval puts them, an index that agrees",
+          "[snapshot][replay][hostile]") {
+    temp_dir dir;
+    const auto path = dir / "range.rcr";
+    const schema s = standard_schema();
+    const replay_settings settings = small_settings(); // keyframes every 10 frames, 7 frames per chunk
+    (void)game::record(path, s, settings, 16, 100, 45);
+    const auto bytes = read_bytes(path);
+    auto r = replay_reader::parse(bytes, "range.rcr");
+    REQUIRE(r.ok());
+    const forge::replay original = forge::disassemble(*r, bytes);
+    auto parse = [](const forge::replay &f, const std::string &name) {
+        return replay_reader::parse(forge::assemble(f), name);
+    };
+
+    SECTION("the forge writes a file that reads, checks and verifies like the original") {
+        auto g = parse(original, "same.rcr");
+        REQUIRE(g.ok());
+        CHECK(g->complete());
+        CHECK(g->start_frame() == 100);
+        CHECK(g->frame_count() == 45);
+        CHECK(g->keyframes().size() == 5);
+        CHECK(g->check().ok());
+        world w{s};
+        auto v = verify(*g, w, game::step);
+        REQUIRE(v.ok());
+        CHECK(v->ok());
+        CHECK(v->frames_checked == 45);
+    }
+    SECTION("a start frame near 2^64 with every input tampered") {
+        auto f = original;
+        forge::shift(f, ~std::uint64_t{0} - 29u - 100u); // start 2^64 - 30: frames would wrap to 0
+        forge::tamper(f, settings);
+        auto g = parse(f, "wrap64.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("wrap64.rcr at byte 16: start frame 18446744073709551586 is beyond the 32-bit "
+                                         "frame range"));
+    }
+    SECTION("frames that would run past the 32-bit frame range") {
+        auto f = original;
+        forge::shift(f, (std::uint64_t{1} << 32) - 30u - 100u);
+        forge::tamper(f, settings);
+        const auto b = forge::assemble(f);
+        auto g = replay_reader::parse(b, "wrap32.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("frames chunk runs to frame 4294967295, beyond the 32-bit frame range"));
+    }
+    SECTION("a seek index that ends the frames before they start") {
+        auto f = original;
+        f.index_frame = 10;
+        const auto b = forge::assemble(f);
+        auto g = replay_reader::parse(b, "backwards.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("backwards.rcr at byte " + std::to_string(forge::index_offset(b) + 8) +
+                                         ": seek index says the frames end at frame 10; the chunks end at frame 145"));
+    }
+    SECTION("a seek index whose end frame wraps") {
+        auto f = original;
+        f.index_frame = ~std::uint64_t{0} - 29u;
+        auto g = parse(f, "index_wrap.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("seek index says the frames end at frame 18446744073709551586"));
+    }
+    SECTION("a seek index whose entry count disagrees with its entries") {
+        auto f = original;
+        f.index_count = 3;
+        const auto b = forge::assemble(f);
+        auto g = replay_reader::parse(b, "count.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("count.rcr at byte " + std::to_string(forge::index_offset(b) + 16) +
+                                         ": seek index declares 3 entries; " +
+                                         std::to_string(original.chunks.size()) + " chunks precede it"));
+    }
+    SECTION("a keyframe repeated at the same frame") {
+        auto f = original;
+        f.chunks.insert(f.chunks.begin() + 1, f.chunks[0]);
+        auto g = parse(f, "twice.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("keyframe 1 for frame 100; the keyframe interval 10 puts it at frame 110"));
+    }
+    SECTION("a keyframe left out") {
+        auto f = original;
+        const auto k = std::find_if(f.chunks.begin(), f.chunks.end(),
+                                    [](const forge::chunk &c) { return c.kind == forge::full_keyframe && c.frame == 120; });
+        REQUIRE(k != f.chunks.end());
+        f.chunks.erase(k);
+        auto g = parse(f, "skipped.rcr");
+        CHECK(g.code() == errc::corrupt);
+        CHECK_THAT(g.message(), Contains("frames chunk runs to frame 126, past the keyframe due at frame 120 (keyframe "
+                                         "interval 10)"));
+    }
+}
+
+TEST_CASE("a replay may end at the last frame a match can simulate", "[snapshot][replay]") {
+    temp_dir dir;
+    const auto path = dir / "last.rcr";
+    const frame_t start = max_frame - 44u;
+    (void)game::record(path, standard_schema(), small_settings(), 17, start, 45);
+    auto r = replay_reader::open(path);
+    REQUIRE(r.ok());
+    CHECK(r->frame_count() == 45);
+    CHECK(r->end_frame() == no_frame); // one past max_frame, without wrapping
+    CHECK(r->check().ok());
+    world w{standard_schema()};
+    auto v = verify(*r, w, game::step);
+    REQUIRE(v.ok());
+    CHECK(v->ok());
+    CHECK(v->frames_checked == 45);
+}
+
+TEST_CASE("verify fails if it re-simulated nothing of a replay that holds frames", "[snapshot][replay][hostile]") {
+    temp_dir dir;
+    const auto path = dir / "hidden.rcr";
+    const schema s = standard_schema();
+    (void)game::record(path, s, small_settings(), 18, 100, 45);
+    const auto bytes = read_bytes(path);
+    auto whole = replay_reader::parse(bytes, "whole");
+    REQUIRE(whole.ok());
+    const auto &k0 = whole->keyframes()[0];
+    const auto first_frames = static_cast<std::size_t>(k0.offset + 40u + k0.stored_bytes);
+
+    // A forged size on the first frames chunk: the reader takes the rest of the file for a chunk
+    // cut short, so no frame is readable. Nothing was verified: that is a failure, not "ok".
+    auto hidden = bytes;
+    forge::inflate_stored(hidden, first_frames);
+    auto r = replay_reader::parse(hidden, "hidden.rcr");
+    REQUIRE(r.ok());
+    CHECK(r->frame_count() == 0);
+    CHECK_FALSE(r->complete());
+    world w{s};
+    auto v = verify(*r, w, game::step);
+    CHECK(v.code() == errc::truncated);
+    CHECK_THAT(v.message(), Contains("hidden.rcr: no frame is readable, nothing was verified") &&
+                                Contains("file ends inside a chunk"));
+
+    // Frames before the forged chunk are verified; that the file is incomplete is the reader's
+    // to say (complete() == false), as `retcon check` reports it.
+    auto rest_hidden = bytes;
+    const std::size_t second_frames = first_frames + 40u + forge::get<std::uint32_t>(bytes, first_frames + 20);
+    forge::inflate_stored(rest_hidden, second_frames);
+    auto partial = replay_reader::parse(rest_hidden, "partial.rcr");
+    REQUIRE(partial.ok());
+    CHECK(partial->frame_count() == 7);
+    CHECK_FALSE(partial->complete());
+    auto pv = verify(*partial, w, game::step);
+    REQUIRE(pv.ok());
+    CHECK(pv->ok());
+    CHECK(pv->frames_checked == 7);
+}
+
+TEST_CASE("verify decodes and checks every keyframe, as check() does", "[snapshot][replay][hostile]") {
+    SECTION("the corpus file with a damaged later keyframe") {
+        auto r = replay_reader::open(std::filesystem::path{RETCON_TEST_DATA_DIR} / "corrupt" / "keyframe_checksum.rcr");
+        REQUIRE(r.ok()); // keyframes decode on demand
+        CHECK(r->check().code() == errc::checksum);
+        world w{grouped_schema()};
+        auto v = verify(*r, w, game::step);
+        CHECK(v.code() == errc::checksum);
+        CHECK_THAT(v.message(), Contains("keyframe_checksum.rcr at byte") && Contains("(keyframe 1, frame 16)"));
+    }
+    temp_dir dir;
+    const auto path = dir / "k.rcr";
+    const schema s = standard_schema();
+    (void)game::record(path, s, small_settings(), 19, 0, 95);
+    const auto bytes = read_bytes(path);
+    auto whole = replay_reader::parse(bytes, "whole");
+    REQUIRE(whole.ok());
+    world w{s};
+    SECTION("one bit flipped in the last keyframe's payload") {
+        const auto &last = whole->keyframes().back();
+        REQUIRE(last.frame == 90);
+        auto flipped = bytes;
+        flipped[static_cast<std::size_t>(last.offset + 40u + last.stored_bytes / 2u)] ^= std::byte{0x10};
+        auto r = replay_reader::parse(flipped, "flipped.rcr");
+        REQUIRE(r.ok());
+        CHECK_FALSE(r->check().ok());
+        auto v = verify(*r, w, game::step);
+        REQUIRE_FALSE(v.ok());
+        CHECK((v.code() == errc::checksum || v.code() == errc::decompress));
+        CHECK_THAT(v.message(), Contains("flipped.rcr at byte") && Contains("(keyframe 9, frame 90)"));
+    }
+    SECTION("a keyframe that decodes but is not the recorded state") {
+        auto f = forge::disassemble(*whole, bytes);
+        auto at = [&](std::uint64_t frame) {
+            return std::find_if(f.chunks.begin(), f.chunks.end(), [&](const forge::chunk &c) {
+                return c.kind == forge::full_keyframe && c.frame == frame;
+            });
+        };
+        at(40)->raw = at(30)->raw; // the state of frame 30, labelled frame 40
+        forge::put(at(40)->raw, offsetof(image_header, frame), std::uint64_t{40});
+        auto r = replay_reader::parse(forge::assemble(f), "swapped.rcr");
+        REQUIRE(r.ok());
+        CHECK(r->check().code() == errc::checksum);
+        auto v = verify(*r, w, game::step);
+        CHECK(v.code() == errc::checksum);
+        CHECK_THAT(v.message(), Contains("keyframe at frame 40 does not hash to the value recorded for frame 39"));
+    }
 }

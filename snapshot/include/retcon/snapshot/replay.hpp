@@ -106,8 +106,15 @@ struct replay_keyframe {
  * Opening validates the header, schema and metadata, scans every chunk header, and decodes and
  * checksums every frame chunk; keyframes are decoded on demand (or all of them by `check`). A
  * file cut short (a crashed writer) is readable up to its last complete chunk and reports
- * `complete() == false`. The file stores 64-bit frame numbers; one beyond `max_frame` is
- * `errc::corrupt`.
+ * `complete() == false`.
+ *
+ * Frame ranges are validated before any frame number is used (docs/file-format.md, "Frame
+ * ranges"): the file stores 64-bit frame numbers and one beyond `max_frame` is
+ * `errc::corrupt`; frames run from the start frame without gaps; keyframe j is at frame
+ * start + j·K (K the keyframe interval) and no frames chunk runs past the next keyframe's
+ * frame; the seek index's frame and entry count equal the end of the frames and the chunks
+ * before it. So `start_frame() + frame_count()` never wraps: `end_frame()` is at most
+ * `no_frame` (one past `max_frame`). Each error names the file, the byte offset and the field.
  */
 class replay_reader {
 public:
@@ -134,6 +141,8 @@ public:
     /// @brief If not complete, where the readable part ends and why.
     [[nodiscard]] const std::string &truncation_note() const noexcept;
     [[nodiscard]] std::uint64_t file_bytes() const noexcept;
+    /// @brief The name used in messages: the path given to `open`, or `parse`'s @p name.
+    [[nodiscard]] const std::string &name() const noexcept;
 
     /// @brief The confirmed inputs of @p frame, exactly as recorded (valid while the reader
     /// lives). A frame outside [start_frame, end_frame) is misuse.
@@ -151,6 +160,7 @@ public:
 
     /// @brief Decodes every keyframe and checks every checksum, and that each keyframe's world
     /// hash equals the hash recorded for the frame before it. Calls @p progress(done, total).
+    /// An error names the file, the byte offset and the keyframe ("(keyframe i, frame F)").
     result<void> check(const std::function<void(std::size_t, std::size_t)> &progress = {}) const;
 
 private:
@@ -159,9 +169,12 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
-/// @brief What `verify` found.
+/// @brief What `verify` found: a report exists only for a replay that could be verified (see
+/// `verify`), so `ok()` means every frame the reader holds was re-simulated to its recorded hash.
 struct verify_report {
-    std::uint64_t frames_checked = 0;     ///< frames re-simulated up to the first mismatch
+    /// Frames re-simulated: `reader.frame_count()` if ok(), else up to and including the first
+    /// mismatch.
+    std::uint64_t frames_checked = 0;
     std::optional<frame_t> first_mismatch; ///< first frame whose hash differs
     hash64 expected = 0;                  ///< recorded hash of that frame
     hash64 actual = 0;                    ///< hash after re-simulating it
@@ -176,6 +189,17 @@ struct verify_report {
  * world of the game's own schema (built from the game's types, so the step can use them)
  * whose hash equals the replay's; a world built from `reader.schema()` alone has no typed
  * access.
+ *
+ * What fails is an error, not a report: a world of another schema (`errc::schema_mismatch`);
+ * an incomplete replay with no readable frame (`errc::truncated`: nothing would be verified);
+ * any damage `check()` finds, since every keyframe is decoded and checked first, whether or not
+ * re-simulation passes it (`errc::checksum`, `errc::corrupt`, `errc::decompress`, ...); and,
+ * as a guard, a walk that re-simulated fewer frames than the reader holds without a mismatch
+ * (`errc::corrupt`). A report whose `ok()` is false has `first_mismatch` set.
+ *
+ * A complete replay of zero frames verifies with `frames_checked == 0`. For an incomplete
+ * replay (`reader.complete() == false`) the frames that are readable are verified; whoever
+ * vouches for the whole recording checks `complete()` too, as `retcon check` does.
  */
 result<verify_report> verify(const replay_reader &reader, world &w, const step_function &step);
 
