@@ -59,15 +59,29 @@ int run_replay(const client_settings &s) {
     // The game's own step, exactly as the server and clients run it.
     const step_function step = [&g](world &ww, const frame_inputs &in) { g.step(ww, in); };
     if (s.headless) {
+        // Exit status: 0 verified (a complete file, every frame re-simulated to its recorded
+        // hash, every keyframe checked); 1 not verified (a mismatch, or no frame to verify);
+        // 2 unreadable or damaged (retcon::verify checks every keyframe, as `retcon check`
+        // does); 3 incomplete (a file cut short: its readable part matched, the rest is unknown).
         auto rep = verify(r, w, step);
         if (!rep) {
-            std::fprintf(stderr, "demo_client: %s\n", rep.message().c_str());
+            std::fprintf(stderr, "demo_client: replay NOT verified: %s\n", rep.message().c_str());
             return 2;
         }
         const auto &m = w.resource<match_state>();
-        std::printf("replay %s: %llu frames re-simulated, %zu keyframes%s\n", s.replay.c_str(),
+        std::printf("replay %s: %llu frames re-simulated, %zu keyframes checked%s\n", s.replay.c_str(),
                     static_cast<unsigned long long>(rep->frames_checked), r.keyframes().size(),
                     r.complete() ? "" : " (file incomplete)");
+        if (rep->ok() && rep->frames_checked == 0) {
+            std::printf("replay NOT verified: it holds no frames, nothing was re-simulated\n");
+            return 1;
+        }
+        if (rep->ok() && !r.complete()) {
+            std::printf("replay NOT verified as a whole: frames %llu..%llu match, but the file is incomplete (%s)\n",
+                        static_cast<unsigned long long>(r.start_frame()), static_cast<unsigned long long>(r.end_frame()),
+                        r.truncation_note().c_str());
+            return 3;
+        }
         if (rep->ok()) {
             std::printf("replay verified: every frame's hash matches (%llu asteroids destroyed)\n",
                         static_cast<unsigned long long>(m.asteroids_destroyed));
