@@ -1,5 +1,11 @@
-// libFuzzer target: replay_reader::parse over arbitrary bytes, then check(), every frame
-// accessor, every keyframe and a seek. Any crash, sanitizer report or trap is a bug.
+// libFuzzer target: replay_reader::parse over arbitrary bytes, then check(), the frame
+// accessors, every keyframe, seeks and verify(). Any crash, sanitizer report or trap is a bug.
+//
+// The frames probed (seeks, accessors) are derived from the input: around the replay's start
+// and end, and one picked by the header's tick rate, a field the reader does not interpret, so
+// the fuzzer steers it freely (the resealed pass fixes the checksum). verify() runs with a step
+// that does nothing: it stops at the first mismatch, so it stays cheap, and its report must
+// agree with the reader (every frame checked, or a mismatch inside the replay).
 //
 // Each input is parsed twice: as it is, and with the header checksum and every chunk header's
 // check value recomputed, so that mutations of settings, metadata, schema and chunk headers
@@ -32,20 +38,68 @@ void exercise(std::vector<std::byte> bytes) {
         return;
     }
     const auto &s = r->settings();
-    for (retcon::frame_t f = r->start_frame(); f < r->end_frame(); ++f) {
+    const std::uint64_t start = r->start_frame(), count = r->frame_count(), end = start + count;
+    // The reader's range never wraps: end_frame() is at most no_frame (one past max_frame).
+    if (end > std::uint64_t{retcon::max_frame} + 1u || r->end_frame() != end) __builtin_trap();
+    const auto &ks = r->keyframes();
+    if (ks.empty() || ks[0].frame != start) __builtin_trap();
+    for (std::size_t i = 1; i < ks.size(); ++i)
+        if (ks[i].frame != start + i * std::uint64_t{s.keyframe_interval} || ks[i].frame > end) __builtin_trap();
+
+    const std::uint64_t pick = s.tick_hz;
+    std::vector<std::uint64_t> probes{start, end, pick, start + pick % (count + 1u), end + 1u, retcon::max_frame};
+    if (start > 0) probes.push_back(start - 1u);
+    if (count > 0) probes.push_back(end - 1u);
+    auto record = [&](retcon::frame_t f) {
         if (r->inputs(f).record().size() != std::size_t{s.players} * (1u + s.input_size)) __builtin_trap();
         (void)r->hash(f);
+    };
+    if (count <= 4096) {
+        for (std::uint64_t f = start; f < end; ++f) record(static_cast<retcon::frame_t>(f));
+    } else {
+        for (const auto f : probes)
+            if (f >= start && f < end) record(static_cast<retcon::frame_t>(f));
     }
+
     const bool checked = r->check().ok();
     retcon::snapshot img;
-    for (std::size_t i = 0; i < r->keyframes().size(); ++i) {
+    for (std::size_t i = 0; i < ks.size(); ++i) {
         const bool decoded = r->keyframe_image(i, img).ok();
         if (checked && !decoded) __builtin_trap(); // check() decoded every keyframe already
         if (decoded) (void)retcon::dump_json(img, r->schema());
     }
     retcon::world w{r->schema()};
-    auto seek = r->restore_keyframe(w, r->end_frame());
-    if (checked && !seek) __builtin_trap();
+    for (const auto probe : probes) {
+        if (probe > retcon::no_frame) continue;
+        const auto f = static_cast<retcon::frame_t>(probe);
+        auto seek = r->restore_keyframe(w, f);
+        if (f < start) {
+            if (seek.code() != retcon::errc::not_found) __builtin_trap();
+            continue;
+        }
+        if (checked && !seek) __builtin_trap();
+        if (!seek) continue;
+        // The latest keyframe at or before the probe.
+        std::size_t best = 0;
+        while (best + 1 < ks.size() && ks[best + 1].frame <= f) ++best;
+        if (*seek != ks[best].frame) __builtin_trap();
+    }
+
+    if (count > (1u << 16)) return;
+    const retcon::step_function idle = [](retcon::world &, const retcon::frame_inputs &) {};
+    auto v = retcon::verify(*r, w, idle);
+    if (!v) {
+        if (v.message().empty()) __builtin_trap();
+        return;
+    }
+    if (!checked) __builtin_trap();                   // verify checks every keyframe first
+    if (count == 0 && !r->complete()) __builtin_trap(); // nothing readable is not verified
+    if (v->ok()) {
+        if (v->frames_checked != count) __builtin_trap();
+    } else if (*v->first_mismatch < start || *v->first_mismatch >= end ||
+               v->frames_checked != *v->first_mismatch - start + 1u) {
+        __builtin_trap();
+    }
 }
 
 /// Recomputes the header checksum and the 28-byte check of every chunk header it can find.
