@@ -328,7 +328,8 @@ typedef struct rc_verify_report {
     uint64_t actual;
 } rc_verify_report;
 /** Re-simulates the replay from its first keyframe with @p step and compares every frame's
- *  hash. @p world must have the replay's schema. A mismatch is reported (ok = 0) with RC_OK. */
+ *  hash. @p world must have the replay's schema. A mismatch is reported (ok = 0) with RC_OK;
+ *  a damaged keyframe or a replay with no readable frame is an error (RC_ERR_CORRUPT). */
 RC_API rc_status rc_replay_verify(const rc_replay *replay, rc_world *world, rc_step_fn step, void *user,
                                   rc_verify_report *out);
 
