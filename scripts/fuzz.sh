@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Clang, AddressSanitizer + UBSan) into build/fuzz and runs each
-# for SECONDS seconds (default 30), seeded with the golden and corrupt files in tests/data.
+# for SECONDS seconds (default 30), seeded with the golden and corrupt files in tests/data (the
+# file readers), one message of each kind (the packet decoder) or a few call sequences (the C
+# API, tests/fuzz/capi_fuzz.cpp).
 # Crashing inputs are written to build/fuzz/artifacts/<fuzzer>/; the script fails if any.
 #   scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 build=build/fuzz
-fuzzers=(snapshot_file_fuzz replay_reader_fuzz packet_decoder_fuzz)
+fuzzers=(snapshot_file_fuzz replay_reader_fuzz packet_decoder_fuzz capi_fuzz)
 
 scripts/setup.sh --fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" \
@@ -27,6 +29,13 @@ for fuzzer in "${fuzzers[@]}"; do
   if [ "$fuzzer" = packet_decoder_fuzz ]; then
     # Seeds: one valid message of each kind, produced by the project's own encoder tests.
     printf '\x01\x01\x00' >"$corpus/hello-prefix"; printf '\x04\x00\x00\x00\x00\x00' >"$corpus/input-prefix"
+  elif [ "$fuzzer" = capi_fuzz ]; then
+    # Seeds: call sequences (one op byte, then its arguments): entities with every component,
+    # queries, ring saves and restores, an image with a byte changed, adds of wrong sizes.
+    printf '\x0d\xff\x0d\x5a\x0a\x09\x04\x0a\x03\x00\x07\x01' >"$corpus/populate-query-save"
+    printf '\x0d\xff\x07\x01\x01\x00\x04\x00\x00\x08\x01\x0a\x0f\x00' >"$corpus/save-change-restore"
+    printf '\x0d\x33\x09\x81\x10\x00\x00\x00\x55\x09\x80\x20\x00\x00\x00' >"$corpus/image-damage"
+    printf '\x00\x02\x00\x00\xe5\x08\x01\x02\x03\x04\x05\x06\x07\x08\x02\x00\x02\xe1\x00' >"$corpus/wrong-sizes"
   else
     cp tests/data/*.rcs tests/data/*.rcr tests/data/corrupt/* "$corpus"/
   fi
