@@ -57,7 +57,7 @@ void cpp_view(benchmark::State &state, bool churned) {
         });
         benchmark::ClobberMemory();
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(n));
 }
 
 void c_query(benchmark::State &state, bool churned) {
@@ -108,7 +108,7 @@ void c_query(benchmark::State &state, bool churned) {
         }
         benchmark::ClobberMemory();
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(n));
     rc_query_destroy(q);
     rc_world_destroy(w);
     rc_schema_destroy(schema);

@@ -105,10 +105,19 @@ typedef struct rc_field {
     uint32_t record; /* for RC_RECORD: the id rc_schema_record returned; else 0 */
 } rc_field;
 
-#define RC_FIELD(T, member, kind) \
-    { #member, (uint32_t)offsetof(T, member), (uint32_t)sizeof(((T *)0)->member), (uint32_t)(kind), 0u }
-#define RC_FIELD_RECORD(T, member, record_id) \
-    { #member, (uint32_t)offsetof(T, member), (uint32_t)sizeof(((T *)0)->member), (uint32_t)RC_RECORD, (record_id) }
+#ifdef __cplusplus /* the same macros, without C casts, for C++ built with -Wold-style-cast */
+#    define RC_CAST_(type, value) static_cast<type>(value)
+#    define RC_MEMBER_SIZE_(T, member) sizeof(static_cast<T *>(nullptr)->member)
+#else
+#    define RC_CAST_(type, value) ((type)(value))
+#    define RC_MEMBER_SIZE_(T, member) sizeof(((T *)0)->member)
+#endif
+#define RC_FIELD(T, member, kind)                                                                          \
+    { #member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),  \
+      RC_CAST_(uint32_t, kind), 0u }
+#define RC_FIELD_RECORD(T, member, record_id)                                                              \
+    { #member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),  \
+      RC_CAST_(uint32_t, RC_RECORD), (record_id) }
 
 /** A type to declare: a component, a resource or a nested record. */
 typedef struct rc_type_desc {

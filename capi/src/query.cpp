@@ -35,15 +35,25 @@ struct rc_query {
 
 namespace {
 
-/// True if every included pool holds the lead pool's owners [lo, hi) at the same rows.
-bool aligned(const rc_query &q, std::uint32_t lo, std::uint32_t hi) {
+/// How many rows from @p lo every included pool holds the lead pool's owners at the same rows
+/// (up to @p hi): the aligned stretch a chunk can hand out as pool memory (a group's members).
+std::uint32_t aligned_run(const rc_query &q, std::uint32_t lo, std::uint32_t hi) {
     const entity *lead = q.pools[q.lead]->owners().data();
-    for (std::uint32_t c = 0; c < q.pools.size(); ++c) {
+    std::uint32_t end = hi;
+    for (std::uint32_t c = 0; c < q.pools.size() && end > lo; ++c) {
         if (c == q.lead) continue;
         const pool &p = *q.pools[c];
-        if (p.size() < hi || std::memcmp(p.owners().data() + lo, lead + lo, (hi - lo) * sizeof(entity)) != 0) return false;
+        const entity *owners = p.owners().data();
+        const std::uint32_t limit = std::min<std::uint32_t>(end, p.size());
+        if (limit > lo && std::memcmp(owners + lo, lead + lo, (limit - lo) * sizeof(entity)) == 0) { // the common case
+            end = limit;
+            continue;
+        }
+        std::uint32_t i = lo;
+        while (i < limit && owners[i] == lead[i]) ++i;
+        end = i;
     }
-    return true;
+    return end - lo;
 }
 
 void *column_base(const rc_query &q, std::uint32_t c) {
@@ -111,8 +121,10 @@ rc_status rc_query_next(rc_query *q, rc_chunk *out, int *has_chunk) {
         const entity *owners = lead.owners().data();
         while (q->next < lead.size()) {
             const std::uint32_t lo = q->next;
-            const std::uint32_t hi = std::min<std::uint32_t>(lead.size(), lo + chunk_capacity);
-            if (q->excluded.empty() && aligned(*q, lo, hi)) { // straight into the pools
+            std::uint32_t hi = std::min<std::uint32_t>(lead.size(), lo + chunk_capacity);
+            const std::uint32_t run = q->excluded.empty() ? aligned_run(*q, lo, hi) : 0;
+            if (run > 0) { // straight into the pools
+                hi = lo + run;
                 q->next = hi;
                 for (std::uint32_t i = lo; i < hi; ++i) q->entities[i - lo] = to_c(owners[i]);
                 for (std::uint32_t c = 0; c < terms; ++c) {

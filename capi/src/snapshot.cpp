@@ -58,6 +58,7 @@ rc_status rc_world_save_image(const rc_world *cw, rc_frame frame, void *buffer, 
     auto *w = const_cast<rc_world *>(cw);
     return guarded(w->error, [&] {
         if (!needed) return fail(w->error, RC_ERR_NULL, "rc_world_save_image: needed is NULL");
+        if (!to_frame_c(frame)) return bad_frame(w->error, "rc_world_save_image", frame);
         *needed = image_size(w->world);
         if (capacity < *needed) // the size query: nothing is saved
             return fail(w->error, RC_ERR_BUFFER_TOO_SMALL, "rc_world_save_image: the buffer holds %zu bytes, %zu needed",
@@ -72,7 +73,12 @@ rc_status rc_world_load_image(rc_world *w, const void *image, size_t size, rc_fr
     if (!w) return fail(thread_error(), RC_ERR_NULL, "rc_world_load_image: world is NULL");
     return guarded(w->error, [&] {
         if (!image && size) return fail(w->error, RC_ERR_NULL, "rc_world_load_image: image is NULL");
-        std::memcpy(w->scratch.prepare(size), image, size); // aligned copy: the image may be anywhere
+        std::byte *copy = w->scratch.prepare(size); // aligned copy: the image may be anywhere
+        if (size) std::memcpy(copy, image, size);
+        // Frames are 32-bit inside retcon (docs/frames.md): a larger one is corruption.
+        if (size >= sizeof(image_header) && !to_frame_c(w->scratch.frame()))
+            return fail(w->error, RC_ERR_CORRUPT, "rc_world_load_image: the image's frame %llu is beyond retcon's last "
+                        "frame (%u)", static_cast<unsigned long long>(w->scratch.frame()), max_frame);
         if (auto r = load_image(w->world, w->scratch); !r) return fail_with(w->error, r.err());
         if (out_frame) *out_frame = w->scratch.frame();
         return RC_OK;
@@ -127,6 +133,7 @@ rc_status rc_snapshot_file_write(rc_world *w, const char *path, rc_frame frame, 
     return guarded(w->error, [&] {
         if (!path) return fail(w->error, RC_ERR_NULL, "rc_snapshot_file_write: path is NULL");
         if (level < 1 || level > 19) return fail(w->error, RC_ERR_ARGUMENT, "rc_snapshot_file_write: level %d (1..19)", level);
+        if (!to_frame_c(frame)) return bad_frame(w->error, "rc_snapshot_file_write", frame);
         if (auto r = write_snapshot_file(path, w->world, frame, level); !r) return fail_with(w->error, r.err());
         return RC_OK;
     });

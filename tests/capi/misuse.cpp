@@ -98,20 +98,13 @@ struct other_res {
     std::int32_t value;
 };
 
-// RC_FIELD is a C macro: its casts are C casts. Used here exactly as C code uses it.
-#if defined(__GNUC__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wold-style-cast"
-#endif
+// RC_FIELD in C++ uses static_cast: these tables build under -Wold-style-cast -Werror.
 const rc_field pos_fields[] = {RC_FIELD(pos, x, RC_F32), RC_FIELD(pos, y, RC_F32)};
 const rc_field counter_fields[] = {RC_FIELD(counter, id, RC_U32), RC_FIELD(counter, pad, RC_U32),
                                    RC_FIELD(counter, total, RC_U64)};
 const rc_field vel_fields[] = {RC_FIELD(vel, dx, RC_F32), RC_FIELD(vel, dy, RC_F32)};
 const rc_field clock_fields[] = {RC_FIELD(clock_res, ticks, RC_U64)};
 const rc_field other_fields[] = {RC_FIELD(other_res, value, RC_I32)};
-#if defined(__GNUC__)
-#    pragma GCC diagnostic pop
-#endif
 
 rc_type_desc desc(const char *name, std::uint32_t size, const rc_field *fields, std::uint32_t count) {
     return rc_type_desc{sizeof(rc_type_desc), name, size, fields, count};

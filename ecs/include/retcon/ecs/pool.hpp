@@ -143,7 +143,14 @@ public:
     size_type push_bytes(entity e, const void *bytes) {
         if (info_.size) {
             if (!bytes) internal::misuse("push_bytes: no bytes for a %u-byte component", info_.size);
-            std::memcpy(payload_.extend(info_.size), bytes, info_.size);
+            // @p bytes may be another element of this pool (copying one entity's component to
+            // another): growing may move the payload, so find the value again after it.
+            const auto *src = static_cast<const std::byte *>(bytes);
+            const std::byte *first = payload_.data();
+            const bool inside = first && src >= first && src < first + payload_.size();
+            const std::size_t at = inside ? static_cast<std::size_t>(src - first) : 0;
+            std::byte *dst = payload_.extend(info_.size);
+            std::memcpy(dst, inside ? payload_.data() + at : src, info_.size);
         }
         return owners_.push_back(e);
     }
