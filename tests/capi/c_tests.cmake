@@ -23,22 +23,9 @@ add_test(NAME capi:header_alone
 
 # capi:c_program - a C11 program (compiled as C, linked to retcon::c only) running a simulation
 # with rollback, images, snapshot files, replays and queries over aligned and churned layouts.
-get_property(retcon_enabled_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-if(NOT "C" IN_LIST retcon_enabled_languages)
-  enable_language(C)
-endif()
 add_executable(retcon_capi_c_program ${retcon_capi_c_tests_dir}/c_program.c)
 target_link_libraries(retcon_capi_c_program PRIVATE retcon::c)
-set_target_properties(retcon_capi_c_program PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
-  # The project's C++ warning set without its C++-only flags (cmake/warnings.cmake).
-  target_compile_options(retcon_capi_c_program PRIVATE
-    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wcast-align
-    -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough ${RETCON_DETERMINISM_OPTIONS})
-  if(RETCON_WERROR)
-    target_compile_options(retcon_capi_c_program PRIVATE -Werror)
-  endif()
-endif()
+retcon_c_target_warnings(retcon_capi_c_program)
 set(retcon_capi_c_scratch ${CMAKE_CURRENT_BINARY_DIR}/c_program_scratch)
 file(MAKE_DIRECTORY ${retcon_capi_c_scratch})
 add_test(NAME capi:c_program COMMAND retcon_capi_c_program ${retcon_capi_c_scratch})

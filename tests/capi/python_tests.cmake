@@ -11,10 +11,6 @@
 #                                 built (no clang or python3 at configure time).
 set(retcon_capi_py_dir ${CMAKE_CURRENT_LIST_DIR})
 
-get_property(retcon_enabled_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-if(NOT "C" IN_LIST retcon_enabled_languages)
-  enable_language(C)
-endif()
 
 # The C++ side: RETCON_COMPONENT declarations; --hash and --write <file.rcs>.
 add_executable(retcon_capi_cpp_writer ${retcon_capi_py_dir}/cpp_writer.cpp)
@@ -24,16 +20,7 @@ retcon_target_warnings(retcon_capi_cpp_writer)
 # The C side: --sizes (struct layouts for the ctypes check), --hash and --renamed.
 add_executable(retcon_capi_c_schema_probe ${retcon_capi_py_dir}/c_schema_probe.c)
 target_link_libraries(retcon_capi_c_schema_probe PRIVATE retcon::c)
-set_target_properties(retcon_capi_c_schema_probe PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
-  # The project's warning set without its C++-only flags (cmake/warnings.cmake).
-  target_compile_options(retcon_capi_c_schema_probe PRIVATE
-    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wcast-align
-    -Wnull-dereference -Wdouble-promotion -Wimplicit-fallthrough ${RETCON_DETERMINISM_OPTIONS})
-  if(RETCON_WERROR)
-    target_compile_options(retcon_capi_c_schema_probe PRIVATE -Werror)
-  endif()
-endif()
+retcon_c_target_warnings(retcon_capi_c_schema_probe)
 
 add_test(NAME capi:c_and_cpp_schemas_agree
   COMMAND ${CMAKE_COMMAND}
