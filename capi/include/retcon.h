@@ -211,7 +211,10 @@ typedef struct rc_query rc_query;
 RC_API rc_status rc_query_create(rc_world *world, const rc_query_desc *desc, rc_query **out);
 RC_API void rc_query_destroy(rc_query *query);
 RC_API const char *rc_query_last_error(const rc_query *query);
-/** The next chunk; *has_chunk = 0 when the query is done (then it restarts from the top). */
+/** The next chunk; *has_chunk = 0 when the query is done (then it restarts from the top).
+ *  A structural change of the world during a pass (see Lifetimes) makes the next call fail
+ *  with RC_ERR_ARGUMENT, since the chunks already handed out may point at moved memory; the
+ *  call after that starts a new pass. */
 RC_API rc_status rc_query_next(rc_query *query, rc_chunk *out, int *has_chunk);
 
 /* ------------------------------------------------------------------ hashes and images */

@@ -34,6 +34,9 @@ struct rc_world {
     retcon::world world;
     std::string error;
     retcon::snapshot scratch; ///< images for load/save through caller buffers
+    /// Advances at every structural change made through the C API (entities, components,
+    /// restores, loads): a query that sees it move mid-pass knows its chunks are stale.
+    std::uint64_t epoch = 0;
 };
 
 struct rc_ring {

@@ -26,6 +26,7 @@ struct rc_query {
     std::uint32_t lead = 0;  ///< the column whose pool leads this pass (the smallest)
     std::uint32_t next = 0;  ///< next row of the lead pool
     bool started = false;
+    std::uint64_t epoch = 0; ///< the world's epoch when this pass started
     std::vector<rc_entity> entities;
     std::vector<void *> columns;
     std::vector<std::vector<std::uint32_t>> rows;
@@ -110,7 +111,15 @@ rc_status rc_query_next(rc_query *q, rc_chunk *out, int *has_chunk) {
     return guarded(q->error, [&] {
         if (!out || !has_chunk) return fail(q->error, RC_ERR_NULL, "rc_query_next: out or has_chunk is NULL");
         const std::uint32_t terms = static_cast<std::uint32_t>(q->pools.size());
+        if (q->started && q->epoch != q->world->epoch) { // pools moved under the last chunk
+            q->started = false;
+            *has_chunk = 0;
+            return fail(q->error, RC_ERR_ARGUMENT, "rc_query_next: the world changed structurally during this pass "
+                        "(an entity or component was added or removed, or a state restored): the chunks handed "
+                        "out are stale; the next call starts a new pass");
+        }
         if (!q->started) { // a pass starts: lead with the smallest pool
+            q->epoch = q->world->epoch;
             q->lead = 0;
             for (std::uint32_t c = 1; c < terms; ++c)
                 if (q->pools[c]->size() < q->pools[q->lead]->size()) q->lead = c;

@@ -194,6 +194,7 @@ rc_status rc_replay_seek(const rc_replay *cr, rc_world *w, rc_frame frame, rc_fr
             return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_seek: the world's schema is not the replay's");
         auto at = r->reader.restore_keyframe(w->world, *f);
         if (!at) return fail_with(r->error, at.err());
+        ++w->epoch;
         if (out_frame) *out_frame = *at;
         return RC_OK;
     });
@@ -214,6 +215,7 @@ rc_status rc_replay_verify(const rc_replay *cr, rc_world *w, rc_step_fn step, vo
             if (const int code = step(w, in.frame(), rec.data(), rec.size(), user); code != 0)
                 throw step_refused{code, in.frame()};
         };
+        ++w->epoch; // verify restores keyframes into the world
         try {
             auto rep = verify(r->reader, w->world, c_step);
             if (!rep) return fail_with(r->error, rep.err());

@@ -80,6 +80,7 @@ rc_status rc_world_load_image(rc_world *w, const void *image, size_t size, rc_fr
             return fail(w->error, RC_ERR_CORRUPT, "rc_world_load_image: the image's frame %llu is beyond retcon's last "
                         "frame (%u)", static_cast<unsigned long long>(w->scratch.frame()), max_frame);
         if (auto r = load_image(w->world, w->scratch); !r) return fail_with(w->error, r.err());
+        ++w->epoch;
         if (out_frame) *out_frame = w->scratch.frame();
         return RC_OK;
     });
@@ -124,6 +125,7 @@ rc_status rc_ring_restore(rc_ring *ring, rc_world *w, rc_frame frame) {
             return fail(ring->error, RC_ERR_SCHEMA_MISMATCH,
                         "rc_ring_restore: frame %u was saved from a world with another schema", *f);
         if (auto r = ring->ring.restore(w->world, *f); !r) return fail_with(ring->error, r.err());
+        ++w->epoch;
         return RC_OK;
     });
 }
@@ -145,6 +147,7 @@ rc_status rc_snapshot_file_load(rc_world *w, const char *path, rc_frame *out_fra
         if (!path) return fail(w->error, RC_ERR_NULL, "rc_snapshot_file_load: path is NULL");
         auto r = load_snapshot_file(path, w->world);
         if (!r) return fail_with(w->error, r.err());
+        ++w->epoch;
         if (out_frame) *out_frame = *r;
         return RC_OK;
     });

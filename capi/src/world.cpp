@@ -54,6 +54,7 @@ rc_status rc_entity_create(rc_world *w, rc_entity *out) {
     return guarded(w->error, [&] {
         if (!out) return fail(w->error, RC_ERR_NULL, "rc_entity_create: out is NULL");
         *out = to_c(w->world.create());
+        ++w->epoch;
         return RC_OK;
     });
 }
@@ -64,6 +65,7 @@ rc_status rc_entity_destroy(rc_world *w, rc_entity entity) {
         const auto e = live_entity(w->world, entity);
         if (!e) return stale(*w, entity, "rc_entity_destroy");
         w->world.destroy(*e);
+        ++w->epoch;
         return RC_OK;
     });
 }
@@ -95,6 +97,7 @@ rc_status rc_component_add(rc_world *w, rc_entity entity, uint32_t component, co
             return fail(w->error, RC_ERR_ALREADY_PRESENT, "rc_component_add: entity %llu already has %s",
                         static_cast<unsigned long long>(entity), component_name(*w, component));
         w->world.emplace(*e, component, std::span<const std::byte>(static_cast<const std::byte *>(value), size));
+        ++w->epoch;
         return RC_OK;
     });
 }
@@ -128,6 +131,7 @@ rc_status rc_component_remove(rc_world *w, rc_entity entity, uint32_t component)
             return fail(w->error, RC_ERR_NO_COMPONENT, "rc_component_remove: entity %llu has no %s",
                         static_cast<unsigned long long>(entity), component_name(*w, component));
         w->world.remove(*e, component);
+        ++w->epoch;
         return RC_OK;
     });
 }

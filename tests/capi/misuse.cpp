@@ -1661,3 +1661,42 @@ TEST_CASE("capi misuse: the misuse handler is untouched by a run of every misuse
     CHECK(misuse_calls == 0);
     CHECK(retcon::set_misuse_handler(previous) == &count_misuse);
 }
+
+TEST_CASE("capi misuse: a structural change during a query pass makes the next call fail", "[capi][misuse]") {
+    fixture f;
+    // Enough pos entities for several chunks, so the pass is still going after the first.
+    std::vector<rc_entity> es(3000);
+    const pos p{1, 2};
+    for (auto &e : es) {
+        REQUIRE(rc_entity_create(f.world, &e) == RC_OK);
+        REQUIRE(rc_component_add(f.world, e, f.c_pos, &p, sizeof p) == RC_OK);
+    }
+    const rc_query_desc qd{sizeof(rc_query_desc), &f.c_pos, 1, nullptr, 0};
+    rc_query *q = nullptr;
+    REQUIRE(rc_query_create(f.world, &qd, &q) == RC_OK);
+    rc_chunk chunk{};
+    int has = 0;
+    REQUIRE(rc_query_next(q, &chunk, &has) == RC_OK);
+    REQUIRE(has == 1);
+    REQUIRE(chunk.count < es.size());
+    REQUIRE(rc_entity_destroy(f.world, es[0]) == RC_OK); // the chunk's memory may now be stale
+    REQUIRE_FAILS(rc_query_next(q, &chunk, &has), RC_ERR_ARGUMENT, rc_query_last_error(q),
+                  "changed structurally during this pass");
+    CHECK(has == 0);
+    // The next call starts a new pass over the changed world and sees every pos once.
+    std::size_t visited = 0;
+    for (;;) {
+        REQUIRE(rc_query_next(q, &chunk, &has) == RC_OK);
+        if (!has) break;
+        visited += chunk.count;
+    }
+    CHECK(visited == es.size() - 1 + 2); // the fixture's two pos entities too
+    // Values written through a pass, with no structural change, are not a change.
+    REQUIRE(rc_query_next(q, &chunk, &has) == RC_OK);
+    static_cast<pos *>(chunk.columns[0])[0].x = 5;
+    const clock_res clk{1};
+    REQUIRE(rc_resource_set(f.world, f.r_clock, &clk, sizeof clk) == RC_OK);
+    REQUIRE(rc_query_next(q, &chunk, &has) == RC_OK);
+    rc_query_destroy(q);
+    f.handler.check();
+}
