@@ -42,12 +42,17 @@ if(TARGET retcon_c_api_description AND Python3_Interpreter_FOUND)
       --gen ${PROJECT_SOURCE_DIR}/capi/tools/gen_ctypes.py)
   set_tests_properties(capi:python PROPERTIES TIMEOUT 600)
   # A sanitized library cannot be loaded into an unsanitized python3 unless the sanitizer
-  # runtime comes first; Python's own allocations are not ours to leak-check.
+  # runtime comes first, and libstdc++ right after it: ASan resolves its __cxa_throw
+  # interceptor when it starts, and python3 itself does not load libstdc++ (without it, the
+  # first C++ exception inside the library aborts in the interceptor). Python's own
+  # allocations are not ours to leak-check.
   if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
     execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
       OUTPUT_VARIABLE retcon_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
+      OUTPUT_VARIABLE retcon_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
     set_tests_properties(capi:python PROPERTIES
-      ENVIRONMENT "LD_PRELOAD=${retcon_libasan};ASAN_OPTIONS=detect_leaks=0")
+      ENVIRONMENT "LD_PRELOAD=${retcon_libasan}:${retcon_libstdcxx};ASAN_OPTIONS=detect_leaks=0")
   endif()
 else()
   message(STATUS "retcon: capi:python is skipped: no C API description (needs clang and python3, "
