@@ -110,6 +110,9 @@ inline std::optional<frame_t> to_frame_c(rc_frame f) noexcept {
     return static_cast<frame_t>(f);
 }
 
+/// Reports @p frame as beyond retcon's 32-bit frames (what to_frame_c refused).
+rc_status bad_frame(std::string &where, const char *what, rc_frame frame) noexcept;
+
 /// Copies @p bytes into a caller buffer with the size query every such call shares.
 rc_status copy_out(std::string &where, const void *bytes, std::size_t size, void *buffer, std::size_t capacity,
                    std::size_t *needed, const char *what) noexcept;

@@ -15,11 +15,6 @@ struct step_refused {
     frame_t frame;
 };
 
-rc_status bad_frame(std::string &err, const char *what, rc_frame frame) {
-    return fail(err, RC_ERR_ARGUMENT, "%s: frame %llu is beyond retcon's last frame (%u)", what,
-                static_cast<unsigned long long>(frame), max_frame);
-}
-
 rc_status outside(std::string &err, const char *what, rc_frame frame, const replay_reader &r) {
     return fail(err, RC_ERR_NOT_FOUND, "%s: frame %llu is outside the replay's frames %u..%u", what,
                 static_cast<unsigned long long>(frame), r.start_frame(), r.end_frame());

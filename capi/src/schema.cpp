@@ -9,15 +9,10 @@ using namespace retcon::capi;
 
 namespace {
 
-/// Bytes of one element of a scalar kind, 0 for text and records.
-std::uint32_t scalar_width(std::uint32_t kind) noexcept {
-    switch (kind) {
-    case RC_BOOL: case RC_I8: case RC_U8: return 1;
-    case RC_I16: case RC_U16: return 2;
-    case RC_I32: case RC_U32: case RC_F32: case RC_ENTITY: return 4;
-    case RC_I64: case RC_U64: case RC_F64: return 8;
-    default: return 0;
-    }
+/// Bytes of one element of a C kind (rc_kind's values are retcon::field_kind's); 0 for text,
+/// records and values no kind has.
+std::uint32_t element_width(std::uint32_t kind) noexcept {
+    return kind <= 0xffu ? scalar_width(static_cast<field_kind>(kind)) : 0u;
 }
 
 /// A C type description turned into retcon's, checked: the canonical alignment is computed
@@ -44,7 +39,7 @@ rc_status describe(rc_schema &s, const rc_type_desc *desc, const char *what, des
     for (std::uint32_t i = 0; i < desc->field_count; ++i) {
         const rc_field &f = desc->fields[i];
         if (!f.name) return fail(s.error, RC_ERR_NULL, "%s %s: field %u has a NULL name", what, desc->name, i);
-        std::uint32_t element = scalar_width(f.kind);
+        std::uint32_t element = element_width(f.kind);
         std::uint32_t record_align = 0;
         if (f.kind == RC_TEXT) {
             element = 1;

@@ -7,24 +7,6 @@
 using namespace retcon;
 using namespace retcon::capi;
 
-namespace {
-
-rc_status bad_frame(std::string &err, const char *what, rc_frame frame) {
-    return fail(err, RC_ERR_ARGUMENT, "%s: frame %llu is beyond retcon's last frame (%u)", what,
-                static_cast<unsigned long long>(frame), max_frame);
-}
-
-std::vector<std::uint64_t> sections_of(const world &w) {
-    const world_hashes h = section_hashes(w);
-    std::vector<std::uint64_t> v{h.entities};
-    v.insert(v.end(), h.pools.begin(), h.pools.end());
-    v.push_back(h.groups);
-    v.push_back(h.resources);
-    return v;
-}
-
-} // namespace
-
 extern "C" {
 
 rc_status rc_world_hash(const rc_world *cw, uint64_t *out_hash) {
@@ -42,7 +24,7 @@ rc_status rc_world_section_hashes(const rc_world *cw, uint64_t *hashes, size_t c
     auto *w = const_cast<rc_world *>(cw);
     return guarded(w->error, [&] {
         if (!needed) return fail(w->error, RC_ERR_NULL, "rc_world_section_hashes: needed is NULL");
-        const auto v = sections_of(w->world);
+        const auto v = section_hashes(w->world).sections();
         *needed = v.size();
         if (capacity < v.size())
             return fail(w->error, RC_ERR_BUFFER_TOO_SMALL, "rc_world_section_hashes: room for %zu hashes, %zu needed",

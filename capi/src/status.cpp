@@ -46,6 +46,11 @@ rc_status fail_with(std::string &where, const error &e) noexcept {
     return fail(where, status_of(e.code), "%s", e.message().c_str());
 }
 
+rc_status bad_frame(std::string &where, const char *what, rc_frame frame) noexcept {
+    return fail(where, RC_ERR_ARGUMENT, "%s: frame %llu is beyond retcon's last frame (%u)", what,
+                static_cast<unsigned long long>(frame), max_frame);
+}
+
 rc_status copy_out(std::string &where, const void *bytes, std::size_t size, void *buffer, std::size_t capacity,
                    std::size_t *needed, const char *what) noexcept {
     if (!needed) return fail(where, RC_ERR_NULL, "%s: needed is NULL (it receives the size)", what);

@@ -116,15 +116,18 @@ class _TypeParser:
             raise DescriptionError("cannot read the type %r: no type name" % self.text)
         return {"kind": "named", "name": " ".join(words), "const": const}
 
-    def abstract_declarator(self, base):
-        # Pointers, each optionally const.
-        t = base
+    def pointers(self, t):
+        """Wraps t in one pointer per "*" ahead, each optionally const."""
         while self.peek() == "*":
             self.take()
             const = False
             while self.peek() in _QUALIFIERS:
                 const = const or self.take() == "const"
             t = {"kind": "pointer", "to": t, "const": const}
+        return t
+
+    def abstract_declarator(self, base):
+        t = self.pointers(base)
         # A parenthesised declarator: a pointer to function or to array.
         if self.peek() == "(" and self.pos + 1 < len(self.tokens) and self.tokens[self.pos + 1] == "*":
             self.take("(")
@@ -142,13 +145,7 @@ class _TypeParser:
 
     def wrap(self, outer):
         """Applies an inner declarator ("*", "*const") to the type its suffixes built."""
-        t = outer
-        while self.peek() == "*":
-            self.take()
-            const = False
-            while self.peek() in _QUALIFIERS:
-                const = const or self.take() == "const"
-            t = {"kind": "pointer", "to": t, "const": const}
+        t = self.pointers(outer)
         if self.peek() is not None:
             raise DescriptionError("cannot read the declarator %r" % self.tokens)
         return t

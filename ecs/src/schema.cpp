@@ -307,19 +307,6 @@ schema &schema::group(std::span<const std::uint32_t> component_ids) {
     return *this;
 }
 
-namespace {
-/// Bytes of one element of a scalar kind, 0 for the kinds whose element size the field gives.
-std::uint32_t scalar_width(field_kind k) noexcept {
-    switch (k) {
-    case field_kind::boolean: case field_kind::i8: case field_kind::u8: return 1;
-    case field_kind::i16: case field_kind::u16: return 2;
-    case field_kind::i32: case field_kind::u32: case field_kind::f32: case field_kind::entity: return 4;
-    case field_kind::i64: case field_kind::u64: case field_kind::f64: return 8;
-    default: return 0;
-    }
-}
-} // namespace
-
 result<void> schema::check_type(const type_info &info, std::span<const std::uint32_t> record_align) {
     auto fail = [&info](std::string what) {
         return error{errc::invalid_argument, "schema: type '" + std::string(info.name) + "': " + std::move(what)};

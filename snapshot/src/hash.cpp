@@ -145,6 +145,16 @@ hash64 hash(const snapshot &s) {
 }
 
 
+std::vector<hash64> world_hashes::sections() const {
+    std::vector<hash64> v;
+    v.reserve(pools.size() + 3u);
+    v.push_back(entities);
+    v.insert(v.end(), pools.begin(), pools.end());
+    v.push_back(groups);
+    v.push_back(resources);
+    return v;
+}
+
 std::vector<std::string> world_hashes::diverging(const world_hashes &other, const schema &s) const {
     std::vector<std::string> out;
     if (entities != other.entities) out.emplace_back("entities");

@@ -37,20 +37,16 @@ int unusable(const std::string &why) {
     return 2;
 }
 
-/// Names the sections (entities, pools, groups, resources) whose hashes differ.
-std::string diverging_sections(const std::vector<std::uint64_t> &mine, const std::vector<std::uint64_t> &golden,
-                               const schema &s) {
-    std::string out;
-    if (mine.size() != golden.size()) return "section count differs";
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        if (mine[i] == golden[i]) continue;
-        if (!out.empty()) out += ", ";
-        if (i == 0) out += "entities";
-        else if (i == mine.size() - 2) out += "groups";
-        else if (i == mine.size() - 1) out += "resources";
-        else out += "pool " + std::string(s.component_info(i - 1).name);
-    }
-    return out;
+/// The checkpoint's sections (world_hashes::sections() order) as world_hashes again, so
+/// world_hashes::diverging can name what differs.
+world_hashes from_sections(const std::vector<std::uint64_t> &v) {
+    world_hashes h;
+    if (v.size() < 3) return h;
+    h.entities = v.front();
+    h.pools.assign(v.begin() + 1, v.end() - 2);
+    h.groups = v[v.size() - 2];
+    h.resources = v.back();
+    return h;
 }
 
 int diverged(const world &w, frame_t frame, const char *image_dir, const std::string &what) {
@@ -111,11 +107,14 @@ int main(int argc, char **argv) {
     for (std::uint32_t i = 0; i <= t.frames; ++i) {
         const frame_t frame = t.start_frame + i;
         if (next_checkpoint < t.checkpoints.size() && t.checkpoints[next_checkpoint].frame == frame) {
-            const auto sections = cross::section_list(section_hashes(*current));
-            if (sections != t.checkpoints[next_checkpoint].sections)
-                return diverged(*current, frame, image_dir,
-                                "section hashes differ (" +
-                                    diverging_sections(sections, t.checkpoints[next_checkpoint].sections, mine) + ")");
+            const world_hashes here = section_hashes(*current);
+            const auto &golden_sections = t.checkpoints[next_checkpoint].sections;
+            if (here.sections() != golden_sections) {
+                std::string names;
+                for (const auto &n : here.diverging(from_sections(golden_sections), mine))
+                    names += (names.empty() ? "" : ", ") + n;
+                return diverged(*current, frame, image_dir, "section hashes differ (" + names + ")");
+            }
             // Save, then go on from a restore of that image in a fresh world.
             save(*current, image, frame);
             current.emplace(mine);

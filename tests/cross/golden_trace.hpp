@@ -16,7 +16,6 @@
 //   u32 C, C × (u32 frame, u32 S, S × u64 section hashes of the world at the start of that
 //               frame: entities, each pool, groups, resources)
 #include <retcon/internal/byte_io.hpp>
-#include <retcon/snapshot/hash.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -32,17 +31,8 @@ inline constexpr std::uint32_t golden_trace_version = 1;
 /// @brief Section hashes of the world at the start of one frame.
 struct checkpoint {
     std::uint32_t frame = 0;
-    std::vector<std::uint64_t> sections; ///< entities, pools in schema order, groups, resources
+    std::vector<std::uint64_t> sections; ///< world_hashes::sections(): entities, pools, groups, resources
 };
-
-/// @brief A world's section hashes in the trace's order: entities, pools, groups, resources.
-inline std::vector<std::uint64_t> section_list(const world_hashes &h) {
-    std::vector<std::uint64_t> v{h.entities};
-    v.insert(v.end(), h.pools.begin(), h.pools.end());
-    v.push_back(h.groups);
-    v.push_back(h.resources);
-    return v;
-}
 
 /// @brief One golden match, uncompressed.
 struct golden_trace {

@@ -96,7 +96,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
     game g;
     for (frame_t f = r.start_frame(); f < r.end_frame(); ++f) {
         if (f != r.start_frame() && (f - r.start_frame()) % every == 0)
-            t.checkpoints.push_back({f, cross::section_list(section_hashes(w))});
+            t.checkpoints.push_back({f, section_hashes(w).sections()});
         const frame_inputs inputs = r.inputs(f);
         g.step(w, inputs);
         const hash64 h = hash(w);
@@ -106,7 +106,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
         t.records.insert(t.records.end(), inputs.record().begin(), inputs.record().end());
         t.hashes.push_back(h);
     }
-    t.checkpoints.push_back({r.end_frame(), cross::section_list(section_hashes(w))});
+    t.checkpoints.push_back({r.end_frame(), section_hashes(w).sections()});
     const auto bytes = t.encode();
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

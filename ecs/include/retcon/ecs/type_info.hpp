@@ -51,6 +51,18 @@ enum class field_kind : std::uint8_t {
              ///< double); parsed schemas may hold it too: shown as hex
 };
 
+/// @brief Bytes of one element of a scalar kind, which is also its canonical alignment; 0 for
+/// text, record and bytes, whose element size comes from the field.
+[[nodiscard]] constexpr std::uint32_t scalar_width(field_kind k) noexcept {
+    switch (k) {
+    case field_kind::boolean: case field_kind::i8: case field_kind::u8: return 1;
+    case field_kind::i16: case field_kind::u16: return 2;
+    case field_kind::i32: case field_kind::u32: case field_kind::f32: case field_kind::entity: return 4;
+    case field_kind::i64: case field_kind::u64: case field_kind::f64: return 8;
+    default: return 0;
+    }
+}
+
 /// @brief One registered field: its name, where it lives and how to read it.
 struct field_info {
     std::string_view name;

@@ -34,6 +34,9 @@ struct world_hashes {
     hash64 groups = 0;
     hash64 resources = 0;
 
+    /// @brief Every section hash in the order the world hash combines them: entities, each
+    /// pool, groups, resources (2 + pools + 1 values).
+    [[nodiscard]] std::vector<hash64> sections() const;
     /// @brief Names of the sections whose hashes differ ("entities", pool names, "groups",
     /// "resources"), using @p s for pool names.
     [[nodiscard]] std::vector<std::string> diverging(const world_hashes &other, const schema &s) const;
