@@ -3,6 +3,7 @@
 
 #include <enet/enet.h>
 
+#include <algorithm>
 #include <array>
 #include <mutex>
 #include <string>
@@ -29,11 +30,25 @@ void release_enet() {
     if (--init_count == 0) enet_deinitialize();
 }
 
+// The numeric IP of @p address; empty if ENet cannot format it.
+std::string host_ip(const ENetAddress &address) {
+    std::array<char, 64> ip{};
+    if (enet_address_get_host_ip(&address, ip.data(), ip.size()) != 0) return {};
+    return std::string(ip.data());
+}
+
+// "HOST:PORT"; empty if ENet cannot format the host.
+std::string address_text(const ENetAddress &address) {
+    const std::string ip = host_ip(address);
+    return ip.empty() ? ip : ip + ":" + std::to_string(address.port);
+}
+
 class enet_transport final : public transport {
 public:
     enet_transport(ENetHost *host, bool is_server, const enet_options &options, ENetPeer *pending = nullptr,
                    std::string remote = {})
-        : host_{host}, server_{is_server}, options_{options}, pending_{pending}, remote_{std::move(remote)} {}
+        : host_{host}, server_{is_server}, options_{options}, pending_{pending}, remote_{std::move(remote)},
+          slots_(is_server ? host->peerCount : 0) {}
 
     ~enet_transport() override {
         for (auto &[id, peer] : peers_) enet_peer_disconnect_now(peer, 0);
@@ -64,11 +79,16 @@ public:
         enet_peer_disconnect_later(it->second, 0);
     }
 
-    void poll(std::uint64_t, transport_handler &h) override {
+    void poll(std::uint64_t now_ms, transport_handler &h) override {
         ENetEvent ev;
         while (enet_host_service(host_, &ev, 0) > 0) {
             switch (ev.type) {
             case ENET_EVENT_TYPE_CONNECT: {
+                if (server_) {
+                    slot &s = slots_[index_of(ev.peer)];
+                    if (!(s.live && s.connect_id == ev.peer->connectID) && !sight(ev.peer, now_ms, h)) break;
+                    s.connected = true;
+                }
                 const peer_id id = server_ ? next_id_++ : 0;
                 if (!server_) pending_ = nullptr;
                 configure(ev.peer);
@@ -78,6 +98,7 @@ public:
                 break;
             }
             case ENET_EVENT_TYPE_DISCONNECT: {
+                if (server_) slots_[index_of(ev.peer)].live = false;
                 if (ev.peer->data) {
                     const auto id = static_cast<peer_id>(reinterpret_cast<std::uintptr_t>(ev.peer->data) - 1u);
                     peers_.erase(id);
@@ -101,6 +122,7 @@ public:
             case ENET_EVENT_TYPE_NONE: break;
             }
         }
+        if (server_) police(now_ms, h);
         enet_host_flush(host_);
     }
 
@@ -117,10 +139,7 @@ public:
     std::string peer_address(peer_id id) const override {
         if (!server_) return id == 0 ? remote_ : std::string{};
         const auto it = peers_.find(id);
-        if (it == peers_.end()) return {};
-        std::array<char, 64> ip{};
-        if (enet_address_get_host_ip(&it->second->address, ip.data(), ip.size()) != 0) return {};
-        return std::string(ip.data()) + ":" + std::to_string(it->second->address.port);
+        return it == peers_.end() ? std::string{} : address_text(it->second->address);
     }
 
     std::uint16_t local_port() const override {
@@ -130,6 +149,86 @@ public:
     }
 
 private:
+    // Server: what the transport knows about the occupant of one ENet peer slot. The occupant is
+    // identified by slot index + connectID, so a reused slot is a new sighting.
+    struct slot {
+        std::uint32_t connect_id = 0;
+        std::uint64_t first_seen_ms = 0; // poll time of the first sighting
+        std::uint64_t order = 0;         // sighting order, breaks ties between equal times
+        bool live = false;               // sighted and not yet reset or disconnected
+        bool connected = false;          // its CONNECT event was delivered
+    };
+
+    std::size_t index_of(const ENetPeer *peer) const { return static_cast<std::size_t>(peer - host_->peers); }
+
+    // Frees the slot without a word to the remote (it sees a timeout, or nothing if it never
+    // listens) and tells the handler.
+    void refuse(ENetPeer *peer, const std::string &reason, transport_handler &h) {
+        const std::string address = address_text(peer->address);
+        slots_[index_of(peer)].live = false;
+        enet_peer_reset(peer);
+        h.on_refused(address, reason);
+    }
+
+    // A connection seen for the first time: records it, or refuses it when its address already
+    // holds max_peers_per_address slots. Returns whether it was kept.
+    bool sight(ENetPeer *peer, std::uint64_t now_ms, transport_handler &h) {
+        if (options_.max_peers_per_address != 0) {
+            std::size_t same = 0;
+            for (std::size_t i = 0; i < host_->peerCount; ++i) {
+                const ENetPeer &other = host_->peers[i];
+                if (&other != peer && slots_[i].live && other.state != ENET_PEER_STATE_DISCONNECTED &&
+                    other.address.host == peer->address.host)
+                    ++same;
+            }
+            if (same >= options_.max_peers_per_address) {
+                refuse(peer,
+                       "more than " + std::to_string(options_.max_peers_per_address) + " connections from " +
+                           host_ip(peer->address),
+                       h);
+                return false;
+            }
+        }
+        slots_[index_of(peer)] = slot{peer->connectID, now_ms, next_order_++, true, false};
+        return true;
+    }
+
+    // Server, after servicing: sights new occupants, then resets connections whose handshake is
+    // overdue and, past max_pending, the oldest of those still mid-handshake. Time is the poll's.
+    void police(std::uint64_t now_ms, transport_handler &h) {
+        for (std::size_t i = 0; i < host_->peerCount; ++i) {
+            ENetPeer *peer = &host_->peers[i];
+            slot &s = slots_[i];
+            if (peer->state == ENET_PEER_STATE_DISCONNECTED) {
+                s.live = false;
+                continue;
+            }
+            if (s.live && s.connect_id == peer->connectID) continue;
+            sight(peer, now_ms, h);
+        }
+        pending_scratch_.clear();
+        for (std::size_t i = 0; i < host_->peerCount; ++i) {
+            const slot &s = slots_[i];
+            if (!s.live || s.connected) continue;
+            const std::uint64_t waited = now_ms > s.first_seen_ms ? now_ms - s.first_seen_ms : 0;
+            if (options_.handshake_timeout_ms != 0 && waited >= options_.handshake_timeout_ms) {
+                refuse(&host_->peers[i],
+                       "ENet handshake not completed within " + std::to_string(options_.handshake_timeout_ms) + " ms",
+                       h);
+                continue;
+            }
+            pending_scratch_.push_back(i);
+        }
+        if (options_.max_pending == 0 || pending_scratch_.size() <= options_.max_pending) return;
+        std::sort(pending_scratch_.begin(), pending_scratch_.end(),
+                  [this](std::size_t a, std::size_t b) { return slots_[a].order < slots_[b].order; });
+        const std::size_t excess = pending_scratch_.size() - options_.max_pending;
+        for (std::size_t k = 0; k < excess; ++k)
+            refuse(&host_->peers[pending_scratch_[k]],
+                   "more than " + std::to_string(options_.max_pending) + " connections mid-handshake (oldest dropped)",
+                   h);
+    }
+
     void configure(ENetPeer *peer) const {
         enet_peer_timeout(peer, 0, options_.timeout_min_ms, options_.timeout_max_ms);
         // Inputs must not be throttled away when the link degrades: no deceleration.
@@ -143,12 +242,29 @@ private:
     std::string remote_; // client: "HOST:PORT" as asked
     peer_id next_id_ = 0;
     std::unordered_map<peer_id, ENetPeer *> peers_;
+    std::vector<slot> slots_;                  // server: one per ENet peer slot
+    std::uint64_t next_order_ = 0;             // server: sighting counter
+    std::vector<std::size_t> pending_scratch_; // server: police()'s list of slots mid-handshake
 };
 
 } // namespace
 
+enet_options enet_options_for_match(std::size_t players, std::size_t spectators) {
+    enet_options options;
+    constexpr std::size_t limit = ENET_PROTOCOL_MAXIMUM_PEER_ID;
+    std::size_t peers = 4; // headroom: slots freed by a disconnect, not yet reusable
+    for (const std::size_t part : {players, spectators, options.max_pending})
+        peers = std::min(limit, peers + std::min(part, limit)); // no overflow: both terms <= limit
+    options.max_peers = peers;
+    return options;
+}
+
 result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const enet_options &options,
                                                     const std::string &bind_host) {
+    if (options.max_peers == 0 || options.max_peers > ENET_PROTOCOL_MAXIMUM_PEER_ID)
+        return error{errc::invalid_argument, "enet_options::max_peers must be 1.." +
+                                                 std::to_string(ENET_PROTOCOL_MAXIMUM_PEER_ID) + ", not " +
+                                                 std::to_string(options.max_peers)};
     if (!acquire_enet()) return error{errc::io, "enet_initialize failed"};
     ENetAddress address{};
     address.host = ENET_HOST_ANY;
@@ -170,10 +286,18 @@ result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const en
 result<std::unique_ptr<transport>> make_enet_client(const std::string &host_name, std::uint16_t port,
                                                     const enet_options &options) {
     if (!acquire_enet()) return error{errc::io, "enet_initialize failed"};
-    ENetHost *host = enet_host_create(nullptr, 1, wire::channel_count, 0, 0);
+    ENetAddress local{};
+    local.host = ENET_HOST_ANY;
+    local.port = 0;
+    if (!options.bind_host.empty() && enet_address_set_host(&local, options.bind_host.c_str()) != 0) {
+        release_enet();
+        return error{errc::invalid_argument, "cannot resolve bind address '" + options.bind_host + "'"};
+    }
+    ENetHost *host = enet_host_create(options.bind_host.empty() ? nullptr : &local, 1, wire::channel_count, 0, 0);
     if (!host) {
         release_enet();
-        return error{errc::io, "cannot create a UDP socket"};
+        return error{errc::io, options.bind_host.empty() ? std::string{"cannot create a UDP socket"}
+                                                         : "cannot bind a UDP socket to '" + options.bind_host + "'"};
     }
     ENetAddress address{};
     if (enet_address_set_host(&address, host_name.c_str()) != 0) {

@@ -4,7 +4,11 @@
 
 #include <chrono>
 #include <map>
+#include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 using namespace retcon;
 using namespace retcon::test;
@@ -14,13 +18,55 @@ std::uint64_t wall_ms() {
     using namespace std::chrono;
     return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
 }
-std::uint16_t test_port() { return static_cast<std::uint16_t>(20000 + (::getpid() % 20000)); }
+
+// A UDP port nobody listens on: one the system just handed to a server that is gone again.
+std::uint16_t unused_port() {
+    auto server = make_enet_server(0, {}, "127.0.0.1");
+    REQUIRE(server.ok());
+    return (*server)->local_port();
+}
+
+// What a transport reported, in order.
+struct recorder final : transport_handler {
+    std::vector<peer_id> connects;
+    std::vector<peer_id> disconnects;
+    std::vector<std::pair<std::string, std::string>> refusals; // address, reason
+    void on_connect(peer_id p) override { connects.push_back(p); }
+    void on_disconnect(peer_id p) override { disconnects.push_back(p); }
+    void on_receive(peer_id, wire::channel, std::span<const std::byte>) override {}
+    void on_refused(const std::string &address, const std::string &reason) override {
+        refusals.emplace_back(address, reason);
+    }
+};
+
+// A client from @p source that sends its ENet CONNECT once and is never serviced again: the
+// server's peer for it stays mid-handshake until the server gives up on it.
+std::unique_ptr<transport> half_open_client(const std::string &source, std::uint16_t port) {
+    enet_options o;
+    o.bind_host = source;
+    auto c = make_enet_client("127.0.0.1", port, o);
+    REQUIRE(c.ok());
+    (*c)->flush();
+    return std::move(*c);
+}
+
+std::unique_ptr<transport> client_from(const std::string &source, std::uint16_t port) {
+    enet_options o;
+    o.bind_host = source;
+    auto c = make_enet_client("127.0.0.1", port, o);
+    REQUIRE(c.ok());
+    return std::move(*c);
+}
+
+bool starts_with(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
+
+constexpr std::uint64_t give_up_ms = 10000; // a bound for hangs, not a performance threshold
 } // namespace
 
 TEST_CASE("server and clients over real ENet on loopback stay in sync", "[net][enet]") {
-    const auto port = test_port();
-    auto server_t = make_enet_server(port, {}, "127.0.0.1");
+    auto server_t = make_enet_server(0, {}, "127.0.0.1");
     REQUIRE(server_t.ok());
+    const auto port = (*server_t)->local_port();
     const auto cfg = game_config(2);
     world sw{game_schema()};
     init_game(sw);
@@ -77,18 +123,28 @@ TEST_CASE("server and clients over real ENet on loopback stay in sync", "[net][e
 }
 
 TEST_CASE("ENet transport reports a bad bind address and an unresolvable host", "[net][enet]") {
-    auto bad = make_enet_server(test_port(), {}, "no.such.host.invalid");
+    auto bad = make_enet_server(0, {}, "no.such.host.invalid");
     CHECK_FALSE(bad.ok());
     auto client = make_enet_client("no.such.host.invalid", 1);
     CHECK_FALSE(client.ok());
     CHECK_THAT(client.message(), Catch::Contains("resolve"));
+    enet_options from_nowhere;
+    from_nowhere.bind_host = "no.such.host.invalid";
+    auto unbound = make_enet_client("127.0.0.1", 1, from_nowhere);
+    REQUIRE_FALSE(unbound.ok());
+    CHECK_THAT(unbound.message(), Catch::Contains("bind address 'no.such.host.invalid'"));
+    enet_options no_room;
+    no_room.max_peers = 0;
+    auto tiny = make_enet_server(0, no_room, "127.0.0.1");
+    REQUIRE_FALSE(tiny.ok());
+    CHECK_THAT(tiny.message(), Catch::Contains("max_peers"));
 }
 
 TEST_CASE("a client whose server does not exist gives up after connect_timeout_ms", "[net][enet]") {
     // Nobody listens on this port. ENet alone retries for about 30 s and then reported only
     // "connection closed"; the session's connect timeout (virtual time: polls 10 ms apart, no
     // sleeping) ends it and names the address.
-    const auto port = static_cast<std::uint16_t>(test_port() + 1);
+    const auto port = unused_port();
     auto t = make_enet_client("127.0.0.1", port);
     REQUIRE(t.ok());
     CHECK((*t)->peer_address(0) == "127.0.0.1:" + std::to_string(port));
@@ -111,4 +167,149 @@ TEST_CASE("a client whose server does not exist gives up after connect_timeout_m
     for (int i = 0; i < 50; ++i) c.poll(10000u + static_cast<std::uint64_t>(i)); // the abandoned attempt stays quiet
     session_event late;
     CHECK_FALSE(c.next_event(late));
+}
+
+TEST_CASE("enet_options_for_match leaves room for players, spectators and handshakes", "[net][enet]") {
+    const auto o = enet_options_for_match(2, 8);
+    CHECK(o.max_pending == enet_options{}.max_pending);
+    CHECK(o.max_peers == 2 + 8 + o.max_pending + 4);
+    CHECK(enet_options_for_match(4000, 100).max_peers == 4095); // ENet's peer-ID limit
+    CHECK(enet_options_for_match(~std::size_t{0}, ~std::size_t{0}).max_peers == 4095);
+    auto server = make_enet_server(0, enet_options_for_match(4000, 4000), "127.0.0.1");
+    CHECK(server.ok());
+}
+
+TEST_CASE("60 half-open ENet connections from 60 addresses do not lock out a new client", "[net][enet]") {
+    // Linux routes all of 127/8 to lo, so every 127.0.0.x is a distinct source address.
+    const auto options = enet_options_for_match(2, 8);
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    std::vector<std::unique_ptr<transport>> attackers; // alive to the end, never serviced again
+    for (int i = 10; i < 70; ++i) attackers.push_back(half_open_client("127.0.0." + std::to_string(i), port));
+    // The server services all 60 CONNECTs, more than its table has slots, together with the
+    // player's first one, which finds the table full: the player gets in on a retransmission.
+    recorder on_server;
+    auto player = client_from("127.0.0.2", port);
+    recorder on_player;
+    const auto start = wall_ms();
+    std::uint64_t player_in_ms = 0, server_in_ms = 0;
+    while ((player_in_ms == 0 || server_in_ms == 0) && wall_ms() - start < give_up_ms) {
+        const auto now = wall_ms();
+        player->poll(now, on_player);
+        (*server)->poll(now, on_server);
+        if (player_in_ms == 0 && !on_player.connects.empty()) player_in_ms = std::max<std::uint64_t>(1, now - start);
+        if (server_in_ms == 0 && !on_server.connects.empty()) server_in_ms = std::max<std::uint64_t>(1, now - start);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    INFO("player connected after " << player_in_ms << " ms, server saw it after " << server_in_ms << " ms");
+    REQUIRE(on_player.connects.size() == 1);
+    REQUIRE(on_server.connects.size() == 1);
+    CHECK(starts_with((*server)->peer_address(on_server.connects[0]), "127.0.0.2:"));
+    // ENet retransmits CONNECT after about 500 ms and then doubles the wait: getting in within 2 s
+    // means getting in on the first or second retry, a deadline of the protocol.
+    CHECK(player_in_ms < 2000);
+    CHECK(server_in_ms < 2000);
+
+    // The half-open peers still held are dropped once their handshake deadline passes; every
+    // half-open peer that held a slot (at least the whole table) was reported once, the player never.
+    const auto later = wall_ms() + options.handshake_timeout_ms;
+    for (int i = 0; i < 3; ++i) (*server)->poll(later, on_server);
+    std::set<std::string> refused_hosts;
+    std::size_t oldest_dropped = 0, timed_out = 0;
+    for (const auto &[address, reason] : on_server.refusals) {
+        const std::string ip = address.substr(0, address.find(':'));
+        CHECK(starts_with(ip, "127.0.0."));
+        const int last = std::stoi(ip.substr(8));
+        CHECK(last >= 10);
+        CHECK(last < 70);
+        refused_hosts.insert(ip);
+        oldest_dropped += reason == "more than 16 connections mid-handshake (oldest dropped)" ? 1u : 0u;
+        timed_out += reason == "ENet handshake not completed within 2000 ms" ? 1u : 0u;
+    }
+    CHECK(refused_hosts.size() == on_server.refusals.size());
+    CHECK(on_server.refusals.size() >= options.max_peers);
+    CHECK(oldest_dropped + timed_out == on_server.refusals.size());
+    CHECK(oldest_dropped > 0);
+    CHECK(timed_out > 0);
+    CHECK(on_server.disconnects.empty());
+    CHECK(on_server.connects.size() == 1);
+}
+
+TEST_CASE("half-open peers are reset after handshake_timeout_ms", "[net][enet]") {
+    enet_options options;
+    options.max_peers = 4; // the half-open peers fill the whole table
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    std::vector<std::unique_ptr<transport>> attackers;
+    for (int i = 20; i < 24; ++i) attackers.push_back(half_open_client("127.0.0." + std::to_string(i), port));
+
+    // Injected time: the server first sees them at t0 and counts from there, whatever the wall clock says.
+    constexpr std::uint64_t t0 = 1000;
+    recorder on_server;
+    for (int i = 0; i < 20; ++i) {
+        (*server)->poll(t0, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    (*server)->poll(t0 + options.handshake_timeout_ms - 1, on_server);
+    CHECK(on_server.refusals.empty());
+    (*server)->poll(t0 + options.handshake_timeout_ms, on_server);
+    REQUIRE(on_server.refusals.size() == 4);
+    std::set<std::string> hosts;
+    for (const auto &[address, reason] : on_server.refusals) {
+        hosts.insert(address.substr(0, address.find(':')));
+        CHECK(reason == "ENet handshake not completed within 2000 ms");
+    }
+    CHECK(hosts == std::set<std::string>{"127.0.0.20", "127.0.0.21", "127.0.0.22", "127.0.0.23"});
+
+    // The slots are free again: a player gets in (ENet alone would hold them for about 30 s).
+    auto player = client_from("127.0.0.2", port);
+    recorder on_player;
+    const auto start = wall_ms();
+    while ((on_player.connects.empty() || on_server.connects.empty()) && wall_ms() - start < give_up_ms) {
+        player->poll(wall_ms(), on_player);
+        (*server)->poll(t0 + options.handshake_timeout_ms, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(on_player.connects.size() == 1);
+    REQUIRE(on_server.connects.size() == 1);
+    CHECK(starts_with((*server)->peer_address(on_server.connects[0]), "127.0.0.2:"));
+    CHECK(on_server.refusals.size() == 4); // each reported once
+}
+
+TEST_CASE("one address gets at most max_peers_per_address connections", "[net][enet]") {
+    const enet_options options; // max_peers_per_address = 8
+    REQUIRE(options.max_peers_per_address == 8);
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    std::vector<std::unique_ptr<transport>> clients;
+    for (int i = 0; i < 12; ++i) clients.push_back(client_from("127.0.0.3", port));
+    std::vector<recorder> on_client(clients.size() + 1);
+    recorder on_server;
+    const auto pump = [&] {
+        const auto now = wall_ms();
+        for (std::size_t i = 0; i < clients.size(); ++i) clients[i]->poll(now, on_client[i]);
+        (*server)->poll(now, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    auto start = wall_ms();
+    while (on_server.connects.size() + on_server.refusals.size() < 12 && wall_ms() - start < give_up_ms) pump();
+    CHECK(on_server.connects.size() == 8);
+    REQUIRE(on_server.refusals.size() == 4);
+    for (const auto &[address, reason] : on_server.refusals) {
+        CHECK(starts_with(address, "127.0.0.3:"));
+        CHECK(reason == "more than 8 connections from 127.0.0.3");
+    }
+    for (const auto id : on_server.connects) CHECK(starts_with((*server)->peer_address(id), "127.0.0.3:"));
+
+    // Another address is not affected.
+    clients.push_back(client_from("127.0.0.4", port));
+    start = wall_ms();
+    while (on_server.connects.size() < 9 && wall_ms() - start < give_up_ms) pump();
+    REQUIRE(on_server.connects.size() == 9);
+    CHECK(starts_with((*server)->peer_address(on_server.connects[8]), "127.0.0.4:"));
+    CHECK(on_client.back().connects.size() == 1);
+    CHECK(on_server.refusals.size() == 4);
 }

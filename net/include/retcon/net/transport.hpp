@@ -27,6 +27,11 @@ public:
     virtual void on_disconnect(peer_id peer) = 0;
     /// @brief A packet arrived; @p data is valid only during the call.
     virtual void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) = 0;
+    /// @brief The transport turned away a connection that never became a peer (server side:
+    /// a half-open ENet handshake, too many handshakes at once, too many connections from one
+    /// address). Receives the remote end as "HOST:PORT" and a short reason for the log; called
+    /// once per refusal, and no on_connect or on_disconnect follows for that connection.
+    virtual void on_refused(const std::string & /*address*/, const std::string & /*reason*/) {}
 };
 
 /// @brief Per-connection counters a transport can report.
@@ -65,14 +70,49 @@ public:
     [[nodiscard]] virtual std::uint16_t local_port() const { return 0; }
 };
 
-/// @brief ENet settings (defaults follow docs/net.md).
+/**
+ * @brief ENet settings (defaults follow docs/net.md).
+ *
+ * A server's ENet peer table (`max_peers`) holds every connection in any state, including ones
+ * still mid-handshake. Left alone, ENet keeps a half-open connection (the remote sent CONNECT
+ * and never answered) for about 30 s, so a few dozen of them lock every player out. The server
+ * transport therefore bounds them: each connection must complete the handshake within
+ * `handshake_timeout_ms` of being first seen, at most `max_pending` may be mid-handshake at once
+ * (the oldest go first), and one IP address holds at most `max_peers_per_address` slots. Each
+ * refusal frees the slot silently (`enet_peer_reset`) and reaches transport_handler::on_refused.
+ * Deadlines count the `now_ms` given to `poll`, not ENet's clock. See docs/net.md, "Security model".
+ */
 struct enet_options {
-    std::size_t max_peers = 32;
+    std::size_t max_peers = 32; ///< server: ENet peer slots, in any state (see enet_options_for_match)
     std::uint32_t timeout_min_ms = 1000;  ///< ENet peer timeout bounds
     std::uint32_t timeout_max_ms = 5000;
     std::uint32_t max_packet_bytes = 64u * 1024u; ///< server side: refuse larger packets
     std::uint32_t max_waiting_bytes = 1u << 20;   ///< server side: cap buffered data per host
+    /// @brief Server: a connection whose ENet handshake has not completed (no on_connect yet)
+    /// this long after the transport first saw it is reset (2000; 0 = no deadline).
+    std::uint32_t handshake_timeout_ms = 2000;
+    /// @brief Server: at most this many connections mid-handshake; beyond it the oldest are
+    /// reset, since a legitimate handshake completes within one round trip (16; 0 = no cap).
+    std::size_t max_pending = 16;
+    /// @brief Server: connections in any state from one IP address (any port); a newly seen one
+    /// beyond this is reset at once (8; 0 = no cap).
+    std::size_t max_peers_per_address = 8;
+    /// @brief Client: the local address to send from (empty: any). Lets loopback tests use
+    /// 127.0.0.2, 127.0.0.3, ... as distinct sources. A server takes its address as a parameter
+    /// of make_enet_server instead.
+    std::string bind_host;
 };
+
+/**
+ * @brief The default options with `max_peers` sized for a match: @p players + @p spectators +
+ * `max_pending` + 4 spare slots, at most ENet's peer-ID limit (4095).
+ *
+ * A player's slot must never be taken by spectators or by half-open connections
+ * (docs/net.md, "Security model"): the session caps spectators, this transport caps connections
+ * mid-handshake at `max_pending`, and the table has room for all of them at once plus headroom for
+ * slots that are freed by a disconnect but not yet reused.
+ */
+[[nodiscard]] enet_options enet_options_for_match(std::size_t players, std::size_t spectators);
 
 /// @brief A server transport listening on @p port (0.0.0.0 or @p bind_host); port 0 picks a free
 /// port, reported by `local_port()`.
