@@ -1,5 +1,5 @@
-# Finds the third-party libraries retcon links privately: zstd (CMake package), xxHash and
-# ENet (pkg-config only on Debian). Used by the build and re-run by retconConfig.cmake.
+# Finds the third-party libraries retcon links privately: zstd (CMake package), xxHash, ENet
+# and libsodium (pkg-config only on Debian). Used by the build and re-run by retconConfig.cmake.
 include_guard(GLOBAL)
 find_package(PkgConfig REQUIRED)
 find_package(zstd CONFIG QUIET)
@@ -13,3 +13,4 @@ else()
 endif()
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(ENET REQUIRED IMPORTED_TARGET libenet)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)

@@ -7,6 +7,7 @@ packages=(
   g++ cmake make pkg-config git        # toolchain
   catch2 libbenchmark-dev tmux         # tests (tmux drives the terminal client), benchmarks
   libenet-dev libxxhash-dev libzstd-dev # network, hashing, compression
+  libsodium-dev                        # reconnect tokens (system CSPRNG, constant-time compare)
   libcli11-dev                         # argument parsing for the retcon tool
 )
 

@@ -27,7 +27,8 @@ struct client_session::impl final : transport_handler {
 
     client_state state = client_state::connecting;
     int slot = -1;
-    std::uint64_t token = 0;
+    retcon::reconnect_token token;
+    bool report_checksums = true; // the welcome says (spectators: only when the server verifies them)
     std::size_t players = 0, isz = 0, rec = 0; // players and rec: from the welcome
     std::uint32_t max_frames_per_packet = 1;
     snapshot_ring ring;
@@ -180,6 +181,7 @@ struct client_session::impl final : transport_handler {
             adopt(m);
             slot = m.slot == 0xff ? -1 : m.slot;
             token = m.token;
+            report_checksums = m.report_checksums;
             state = client_state::loading;
             // Reliable channels are ordered each on its own: the snapshot may have beaten us.
             if (transfer.complete()) load_snapshot();
@@ -196,6 +198,8 @@ struct client_session::impl final : transport_handler {
             return;
         }
         case wire::message_kind::snapshot_chunk: {
+            // A transfer still arriving after the connection ended must not revive the session.
+            if (state == client_state::disconnected || state == client_state::rejected) return;
             wire::snapshot_chunk_msg m;
             if (ch != wire::channel::snapshots || !wire::decode(data, m) || !transfer.add(m)) return;
             // Before the welcome we do not know our slot yet: keep the snapshot until it arrives.
@@ -524,12 +528,14 @@ struct client_session::impl final : transport_handler {
     }
 
     /// Fields every input message carries: our acknowledgement of confirmed frames, our clock
-    /// (never 0, which means "no echo"), and the pending checksum (sent three times).
+    /// (never 0, which means "no echo"), and the pending checksum (sent three times) if the
+    /// server asked for checksums in its welcome.
     void stamp_feedback() {
+        const bool report = report_checksums && checksum_sends > 0;
         imsg.ack_confirmed = confirmed_end;
         imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
-        imsg.checksum_frame = checksum_sends > 0 ? pending_checksum_frame : no_frame;
-        imsg.checksum = checksum_sends > 0 ? pending_checksum : 0;
+        imsg.checksum_frame = report ? pending_checksum_frame : no_frame;
+        imsg.checksum = report ? pending_checksum : 0;
         if (checksum_sends > 0) --checksum_sends;
     }
 
@@ -633,7 +639,7 @@ bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
     return frame >= impl_->confirmed_end && !impl_->confirmed.has(frame);
 }
 bool client_session::is_resimulating() const noexcept { return impl_->resimulating; }
-std::uint64_t client_session::reconnect_token() const noexcept { return impl_->token; }
+retcon::reconnect_token client_session::reconnect_token() const noexcept { return impl_->token; }
 void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
 void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }
 

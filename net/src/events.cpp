@@ -17,6 +17,8 @@ const char *to_string(session_event_kind kind) noexcept {
     case session_event_kind::wait_recommended: return "wait_recommended";
     case session_event_kind::match_ended: return "match_ended";
     case session_event_kind::recording_failed: return "recording_failed";
+    case session_event_kind::desync_unverified: return "desync_unverified";
+    case session_event_kind::connection_refused: return "connection_refused";
     }
     return "unknown";
 }

@@ -180,7 +180,7 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     // Bit 1 tells the truth about this host, so a server can refuse a big-endian peer by name.
     const bool big_endian = m.big_endian || std::endian::native == std::endian::big;
     w.u8(static_cast<std::uint8_t>((m.spectator ? hello_spectator : 0u) | (big_endian ? hello_big_endian : 0u)));
-    w.u64(m.reconnect_token);
+    w.bytes(m.reconnect_token.bytes());
     w.text8(m.name, limits::max_name);
 }
 
@@ -196,7 +196,7 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     const auto input_size = r.u16();
     const auto flags_at = r.offset();
     const auto flags = r.u8();
-    const auto token = r.u64();
+    const auto token = r.bytes(reconnect_token::size);
     const auto name_at = r.offset();
     const auto name = text_bytes(r, r.u8(), limits::max_name, name_at, "player name longer than 32 bytes");
     if (!name) return name.err();
@@ -209,12 +209,15 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     m.input_size = input_size;
     m.spectator = (flags & hello_spectator) != 0u;
     m.big_endian = (flags & hello_big_endian) != 0u;
-    m.reconnect_token = token;
+    m.reconnect_token = reconnect_token{token.first<reconnect_token::size>()};
     m.name.assign(name->data(), name->size());
     return {};
 }
 
 // ---------------------------------------------------------------------------------- welcome
+
+// Bits of the welcome's flags byte (docs/protocol.md); any other bit is invalid.
+constexpr unsigned welcome_report_checksums = 1u;
 
 void encode(const welcome_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::welcome);
@@ -224,7 +227,8 @@ void encode(const welcome_msg &m, std::vector<std::byte> &out) {
     w.u8(m.input_delay);
     w.u8(m.max_input_delay);
     w.u32(m.server_frame);
-    w.u64(m.token);
+    w.u8(m.report_checksums ? welcome_report_checksums : 0u);
+    w.bytes(m.token.bytes());
 }
 
 result<void> decode(std::span<const std::byte> in, welcome_msg &m) {
@@ -237,8 +241,12 @@ result<void> decode(std::span<const std::byte> in, welcome_msg &m) {
     v.input_delay = r.u8();
     v.max_input_delay = r.u8();
     v.server_frame = r.u32();
-    v.token = r.u64();
+    const auto flags = r.u8();
+    const auto token = r.bytes(reconnect_token::size);
     if (auto e = expect_end(r); !e) return e;
+    if ((flags & ~welcome_report_checksums) != 0u) return error{errc::corrupt, "unknown welcome flags", 11};
+    v.report_checksums = (flags & welcome_report_checksums) != 0u;
+    v.token = reconnect_token{token.first<reconnect_token::size>()};
     if (v.max_players < 1 || v.max_players > limits::max_players)
         return error{errc::corrupt, players_text, 2};
     if (v.slot != 0xff && v.slot >= v.max_players) return error{errc::corrupt, "slot beyond the player slots", 1};
@@ -271,7 +279,8 @@ result<void> decode(std::span<const std::byte> in, reject_msg &m) {
     case reject_reason::input:
     case reject_reason::content:
     case reject_reason::full:
-    case reject_reason::token: break;
+    case reject_reason::token:
+    case reject_reason::spectators: break;
     default: return error{errc::corrupt, "unknown reject reason", 1};
     }
     m.reason = static_cast<reject_reason>(reason);

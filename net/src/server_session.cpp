@@ -10,7 +10,6 @@
 #include <deque>
 #include <map>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "session_common.hpp"
@@ -28,6 +27,8 @@ struct server_session::impl final : transport_handler {
         bool active = false; // handshake done
         int slot = -1;       // -1: spectator (when active)
         std::string name;
+        std::string address;          // "HOST:PORT" for messages (empty on the simulated network)
+        std::uint64_t connected_at = 0;
         std::uint64_t last_recv = 0;
         bool interrupted = false;
         frame_t ack_confirmed = 0;
@@ -45,8 +46,15 @@ struct server_session::impl final : transport_handler {
         std::uint64_t second_start = 0;
         std::uint32_t uploads = 0;
         frame_t awaiting_upload = no_frame;
+        frame_t abandoned_upload = no_frame; // timed out: its late chunks are ignored, not hostile
+        std::uint64_t upload_started = 0;
+        std::size_t upload_reserved = 0;      // bytes of the server-wide upload budget it holds
         frame_t last_checksum_frame = no_frame;
         internal::transfer_receiver upload{0};
+        std::uint64_t last_resync = 0; // when the last snapshot went out (the join's counts)
+        bool resync_due = false;       // a mismatch or a hopeless lag wants a snapshot
+        std::uint64_t ack_moved_at = 0; // when ack_confirmed last advanced (or a snapshot went out)
+        std::uint32_t unacknowledged_resyncs = 0; // lag resyncs in a row with no acknowledgement
     };
 
     session_config cfg;
@@ -69,7 +77,7 @@ struct server_session::impl final : transport_handler {
     // First frame a slot is present: set by the player's first input (a player still loading
     // its snapshot is not in the game yet, so its inputs are not "replaced").
     std::vector<frame_t> join_frame;
-    std::vector<std::uint64_t> slot_token;
+    std::vector<reconnect_token> slot_token;
     std::vector<std::byte> last_input;
     internal::frame_ring history;
     internal::frame_ring hashes;
@@ -81,8 +89,12 @@ struct server_session::impl final : transport_handler {
     confirmed_frame_fn recorder;
     std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
     bool recording_started = false;
-    std::mt19937_64 token_rng{std::random_device{}()};
     std::uint32_t transfer_id = 1;
+    std::size_t upload_reserved_total = 0; // server-wide upload budget in use
+    // connection_refused events: at most one a second, counting the rest (docs/net.md).
+    std::uint64_t refused_reported_at = 0;
+    bool refused_reported = false;
+    std::uint64_t refused_suppressed = 0;
 
     std::vector<std::byte> out;
     std::vector<std::byte> frames_buf;
@@ -100,7 +112,7 @@ struct server_session::impl final : transport_handler {
         period = 1000.0 / cfg.tick_hz;
         slot_owner.assign(players, no_peer);
         join_frame.assign(players, no_frame);
-        slot_token.assign(players, 0);
+        slot_token.assign(players, reconnect_token{});
         last_input.assign(players * isz, std::byte{0});
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
@@ -128,10 +140,38 @@ struct server_session::impl final : transport_handler {
         if (ended) return net.disconnect(peer); // the match is over: nobody new joins
         conn &c = conns[peer];
         c.peer = peer;
+        c.address = net.peer_address(peer);
+        c.connected_at = now;
         c.last_recv = now;
         c.second_start = now;
         c.inputs.reset(far_future_frames, isz);
-        c.upload = internal::transfer_receiver{opt.max_upload_bytes};
+    }
+
+    /// The transport refused a connection before any handshake (its caps and deadlines).
+    void on_refused(const std::string &address, const std::string &reason) override { refused(address, reason); }
+
+    /// Reports a connection refused before its handshake, at most once a second: a flood of
+    /// half-open connections must not become a flood of events (docs/net.md, "Security model").
+    void refused(const std::string &address, const std::string &why) {
+        if (refused_reported && now - refused_reported_at < 1000) {
+            ++refused_suppressed;
+            return;
+        }
+        std::string text = (address.empty() ? std::string{} : address + ": ") + why;
+        if (refused_suppressed != 0)
+            text += " (and " + std::to_string(refused_suppressed) + " more refused since the last report)";
+        emit(session_event_kind::connection_refused, next_frame, -1, std::move(text));
+        refused_reported = true;
+        refused_reported_at = now;
+        refused_suppressed = 0;
+    }
+
+    /// "slot 1 'ann' from 127.0.0.1:5000": who an offender is, for the server's log.
+    static std::string who(const conn &c) {
+        std::string s = !c.active ? "connection" : c.slot >= 0 ? "slot " + std::to_string(c.slot) : "spectator";
+        if (!c.name.empty()) s += " '" + c.name + "'";
+        if (!c.address.empty()) s += " from " + c.address;
+        return s;
     }
 
     void on_disconnect(peer_id peer) override { drop(peer, "connection closed", false); }
@@ -147,18 +187,20 @@ struct server_session::impl final : transport_handler {
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
         departed.replaced_inputs += c.st.replaced_inputs; // totals outlive the connection
         departed.desyncs += c.st.desyncs;
+        departed.unverified_desyncs += c.st.unverified_desyncs;
+        release_upload(c);
         if (kick) net.disconnect(peer);
         conns.erase(it);
     }
 
-    void hostile(conn &c, const std::string &why) { drop(c.peer, "disconnected: " + why, true); }
+    void hostile(conn &c, const std::string &why) { drop(c.peer, "disconnected: " + why + " (" + who(c) + ")", true); }
 
     void reject(conn &c, wire::reject_reason reason, const std::string &text) {
         wire::reject_msg m{reason, text};
         wire::encode(m, out);
         send(c, wire::channel::control, out);
         net.flush();
-        drop(c.peer, "rejected: " + text, true);
+        drop(c.peer, "rejected: " + text + " (" + who(c) + ")", true);
     }
 
     void send_snapshot(conn &c) {
@@ -168,6 +210,23 @@ struct server_session::impl final : transport_handler {
                                 [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
         c.sync_frame = next_frame;
         c.ack_confirmed = next_frame;
+        c.last_resync = now;
+        c.ack_moved_at = now;
+        c.resync_due = false;
+    }
+
+    /// Asks for a resynchronising snapshot: sent now, or once resync_interval_ms has passed
+    /// since the last one (poll sends it). False when it had to wait.
+    bool request_resync(conn &c) {
+        c.resync_due = true;
+        if (now - c.last_resync < opt.resync_interval_ms) return false;
+        send_snapshot(c);
+        return true;
+    }
+
+    std::size_t spectators() const {
+        return static_cast<std::size_t>(
+            std::count_if(conns.begin(), conns.end(), [](const auto &kv) { return kv.second.active && kv.second.slot < 0; }));
     }
 
     void handle_hello(conn &c, std::span<const std::byte> data) {
@@ -181,6 +240,7 @@ struct server_session::impl final : transport_handler {
             return hostile(c, "malformed hello: " + r.message());
         }
         if (c.active) return; // duplicate hello: ignored
+        c.name = h.name; // for the log, also if refused
         // Input records travel as raw bytes and snapshots are memcpy images: byte order is part
         // of what the peers must share (docs/protocol.md, "Handshake").
         if (h.big_endian)
@@ -195,14 +255,24 @@ struct server_session::impl final : transport_handler {
                                                                ", server has " + std::to_string(cfg.content_version));
         // Player slots, tick rate and input delays are the server's: the welcome tells the client.
         int slot = -1;
+        if (h.spectator && spectators() >= opt.max_spectators)
+            return reject(c, wire::reject_reason::spectators,
+                          "no free spectator place (the server allows " + std::to_string(opt.max_spectators) + ")");
         if (!h.spectator) {
-            if (h.reconnect_token != 0) {
+            if (!h.reconnect_token.empty()) {
+                // Every slot is compared (in constant time each): no early exit to time.
                 for (std::size_t s = 0; s < players; ++s)
-                    if (slot_token[s] == h.reconnect_token && slot_owner[s] == no_peer) slot = static_cast<int>(s);
-                if (slot < 0) return reject(c, wire::reject_reason::token, "reconnect token unknown or its slot is taken");
+                    if (slot_token[s] == h.reconnect_token) slot = static_cast<int>(s);
+                if (slot < 0)
+                    return reject(c, wire::reject_reason::token,
+                                  "reconnect token unknown (its slot went to a new player, or the server restarted)");
+                // The token's owner is back, so a connection still holding the slot is stale (a
+                // crashed client the server has not yet noticed): it goes at once.
+                const peer_id stale = slot_owner[static_cast<std::size_t>(slot)];
+                if (stale != no_peer && stale != c.peer) drop(stale, "replaced by a reconnection with its token", true);
             } else {
                 for (std::size_t s = 0; s < players && slot < 0; ++s)
-                    if (slot_owner[s] == no_peer && slot_token[s] == 0) slot = static_cast<int>(s);
+                    if (slot_owner[s] == no_peer && slot_token[s].empty()) slot = static_cast<int>(s);
                 for (std::size_t s = 0; s < players && slot < 0; ++s) // reuse an abandoned slot
                     if (slot_owner[s] == no_peer) slot = static_cast<int>(s);
                 if (slot < 0) return reject(c, wire::reject_reason::full, "the match is full");
@@ -210,18 +280,18 @@ struct server_session::impl final : transport_handler {
         }
         c.active = true;
         c.slot = slot;
-        c.name = h.name;
         wire::welcome_msg m;
         m.max_players = static_cast<std::uint8_t>(players);
         m.tick_hz = cfg.tick_hz;
         m.input_delay = cfg.input_delay;
         m.max_input_delay = std::max(cfg.input_delay, cfg.max_input_delay);
         m.server_frame = next_frame;
+        m.report_checksums = slot >= 0 || opt.verify_spectators;
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
             slot_owner[s] = c.peer;
             join_frame[s] = no_frame;
-            if (slot_token[s] == 0 || h.reconnect_token == 0) slot_token[s] = token_rng() | 1u;
+            if (slot_token[s].empty() || h.reconnect_token.empty()) slot_token[s] = reconnect_token::generate();
             std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
             m.slot = static_cast<std::uint8_t>(slot);
             m.token = slot_token[s];
@@ -266,13 +336,50 @@ struct server_session::impl final : transport_handler {
     /// What every input message carries besides inputs: the client's acknowledgement of
     /// confirmed frames, its clock for the round trip, and a checksum to compare.
     void note_feedback(conn &c) {
+        if (imsg.ack_confirmed > c.ack_confirmed && imsg.ack_confirmed <= next_frame) {
+            c.ack_moved_at = now;
+            c.unacknowledged_resyncs = 0;
+        }
         c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
         c.echo_time = imsg.client_time_ms;
         c.echo_at = now;
         if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
     }
 
+    const snapshot *forensic_of(frame_t frame) const {
+        for (std::size_t i = 0; i < forensic.size(); ++i)
+            if (forensic_frame[i] == frame) return &forensic[i];
+        return nullptr;
+    }
+
+    /// The largest upload accepted for a frame whose image the server holds as @p own: a small
+    /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
+    std::size_t upload_cap(const snapshot &own) const {
+        const std::uint64_t cap = std::uint64_t{opt.upload_size_factor} * own.size() + 4096u;
+        return static_cast<std::size_t>(std::min<std::uint64_t>(cap, opt.max_upload_bytes));
+    }
+
+    void release_upload(conn &c) {
+        upload_reserved_total -= c.upload_reserved;
+        c.upload_reserved = 0;
+        c.upload = internal::transfer_receiver{0}; // frees the bytes received so far
+    }
+
+    /// A mismatch no upload verified. Returns false if the client is dropped for having too
+    /// many of them (@p c is then gone).
+    bool note_unverified(conn &c, frame_t frame, const std::string &why) {
+        ++c.st.unverified_desyncs;
+        emit(session_event_kind::desync_unverified, frame, c.slot, "checksum mismatch not verified: " + why);
+        if (c.st.unverified_desyncs <= opt.max_unverified_desyncs) return true;
+        hostile(c, std::to_string(c.st.unverified_desyncs) + " checksum mismatches that no snapshot upload confirmed");
+        return false;
+    }
+
     void check_hash(conn &c, frame_t frame, std::uint64_t h) {
+        // Spectators report only when asked (welcome flags); a claim nobody asked for is ignored.
+        if (c.slot < 0 && !opt.verify_spectators) return;
+        // A resync is on its way: claims until it lands stem from the same divergence.
+        if (c.resync_due) return;
         if (c.last_checksum_frame != no_frame && frame <= c.last_checksum_frame) return;
         const std::byte *mine = hashes.get(frame);
         if (!mine || frame < c.sync_frame) return;
@@ -280,38 +387,54 @@ struct server_session::impl final : transport_handler {
         std::uint64_t expected;
         std::memcpy(&expected, mine, 8);
         if (expected == h) return;
-        ++c.st.desyncs;
-        const bool can_upload = c.uploads < opt.max_uploads_per_client;
-        if (can_upload) {
+        // Only an upload that differs from the server's own image makes a desync verified; a
+        // claim alone costs the server one rate-limited snapshot at most.
+        std::string unverified;
+        const snapshot *own = forensic_of(frame);
+        std::size_t cap = 0;
+        if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
+        else if (c.uploads >= opt.max_uploads_per_client) unverified = "upload quota used";
+        else if (!own) unverified = "server snapshot of that frame no longer held";
+        else if (cap = upload_cap(*own); upload_reserved_total + cap > opt.upload_budget_bytes)
+            unverified = "the server's upload budget is in use";
+        if (!unverified.empty()) {
+            if (!note_unverified(c, frame, unverified)) return;
+        } else {
             ++c.uploads;
             c.awaiting_upload = frame;
-            c.upload.reset();
+            c.upload_started = now;
+            c.upload = internal::transfer_receiver{cap};
+            c.upload_reserved = cap;
+            upload_reserved_total += cap;
         }
-        // An empty text asks the client for its snapshot; with the quota used, say so instead
-        // (a client uploads only when asked).
-        const std::string text = can_upload ? "" : "checksum mismatch (not diffed: upload quota used)";
-        if (!can_upload) emit(session_event_kind::desync_detected, frame, c.slot, text);
+        // An empty text asks the client for its snapshot; otherwise say why not (a client
+        // uploads only when asked).
+        const std::string text = unverified.empty() ? "" : "checksum mismatch (not diffed: " + unverified + ")";
         wire::desync_msg m{frame, text};
         wire::encode(m, out);
         send(c, wire::channel::control, out);
-        send_snapshot(c); // resynchronise at once
+        request_resync(c); // at once, or when resync_interval_ms allows
     }
 
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
         if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
+        if (c.awaiting_upload == no_frame && m.frame == c.abandoned_upload) return; // late chunks of a timed-out upload
         if (c.awaiting_upload == no_frame || m.frame != c.awaiting_upload)
             return hostile(c, "unrequested snapshot upload");
-        if (!c.upload.add(m)) return hostile(c, "inconsistent or oversized snapshot upload");
+        if (!c.upload.add(m))
+            return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload_reserved) +
+                                  " bytes)");
         if (!c.upload.complete()) return;
         const frame_t frame = c.awaiting_upload;
         c.awaiting_upload = no_frame;
-        auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by slot " + std::to_string(c.slot));
-        c.upload.reset();
+        read_limits limits;
+        limits.max_image_bytes = c.upload_reserved; // the decompressed image is capped like the file
+        auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
+        release_upload(c);
         std::string names;
-        const snapshot *own = nullptr;
-        for (std::size_t i = 0; i < forensic.size(); ++i)
-            if (forensic_frame[i] == frame) own = &forensic[i];
+        const snapshot *own = forensic_of(frame);
+        bool verified = false;
         if (!theirs) names = "client snapshot unreadable: " + theirs.message();
         else if (!own) names = "server snapshot of that frame no longer held";
         else {
@@ -325,6 +448,7 @@ struct server_session::impl final : transport_handler {
                 if (!d->entity_table.empty()) names += std::string(names.empty() ? "" : ", ") + "entities";
                 if (d->groups_differ) names += std::string(names.empty() ? "" : ", ") + "groups";
                 if (!d->resources.empty()) names += std::string(names.empty() ? "" : ", ") + "resources";
+                verified = !names.empty();
             }
             if (!opt.forensics_dir.empty()) {
                 // Named by the frame whose state the files hold: the hash of frame F differed,
@@ -335,10 +459,15 @@ struct server_session::impl final : transport_handler {
             }
         }
         if (names.empty()) names = "no difference found in the uploaded snapshot";
-        emit(session_event_kind::desync_detected, frame, c.slot, names);
         wire::desync_msg dm{frame, names};
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
+        if (!verified) {
+            (void)note_unverified(c, frame, names);
+            return;
+        }
+        ++c.st.desyncs;
+        emit(session_event_kind::desync_detected, frame, c.slot, names);
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
@@ -461,13 +590,19 @@ struct server_session::impl final : transport_handler {
     }
 
     void broadcast() {
+        std::vector<peer_id> silent_ackers;
         for (auto &[peer, c] : conns) {
             if (!c.active) continue;
             frame_t first = std::max(c.ack_confirmed, c.sync_frame);
             if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
-                send_snapshot(c);
+                if (!request_resync(c)) continue;
+                if (++c.unacknowledged_resyncs > 2) silent_ackers.push_back(peer);
                 first = c.sync_frame;
             }
+            // A client whose acknowledgements stopped gets the stream at a quarter of the rate,
+            // so one that never acknowledges cannot turn every tick into a full packet of
+            // resent frames (docs/net.md, "Security model").
+            if (first + 1u < next_frame && now - c.ack_moved_at >= cfg.interrupt_ms && next_frame % 4u != 0u) continue;
             const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, max_frames_per_packet);
             cmsg.first_frame = first;
             cmsg.count = static_cast<std::uint8_t>(count);
@@ -494,6 +629,9 @@ struct server_session::impl final : transport_handler {
             ++c.st.confirmed_frames;
         }
         net.flush();
+        for (const auto p : silent_ackers)
+            if (const auto it = conns.find(p); it != conns.end())
+                hostile(it->second, "acknowledges no confirmed frame (3 snapshots sent without an acknowledgement)");
     }
 
     void poll(std::uint64_t t) {
@@ -521,11 +659,37 @@ struct server_session::impl final : transport_handler {
             c.meter.update(now, c.st, c.bytes_in, c.bytes_out);
         }
         for (const auto p : silent) drop(p, "silent for " + std::to_string(cfg.disconnect_ms) + " ms", true);
+        enforce_deadlines();
         if (ended && !conns.empty() && now - end_started >= opt.end_timeout_ms) {
             std::vector<peer_id> left;
             for (const auto &[peer, c] : conns) left.push_back(peer);
             for (const auto p : left)
                 drop(p, "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms", true);
+        }
+    }
+
+    /// Half-open connections, stalled uploads and deferred resyncs (docs/net.md, "Security model").
+    void enforce_deadlines() {
+        std::vector<peer_id> half_open, stalled;
+        for (auto &[peer, c] : conns) {
+            if (!c.active && now - c.connected_at >= opt.hello_timeout_ms) half_open.push_back(peer);
+            else if (c.awaiting_upload != no_frame && now - c.upload_started >= opt.upload_timeout_ms) stalled.push_back(peer);
+            else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms) send_snapshot(c);
+        }
+        for (const auto p : half_open) {
+            const auto it = conns.find(p);
+            refused(it->second.address, "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
+            net.disconnect(p);
+            conns.erase(it);
+        }
+        for (const auto p : stalled) {
+            conn &c = conns.find(p)->second;
+            const frame_t frame = c.awaiting_upload;
+            c.abandoned_upload = frame;
+            c.awaiting_upload = no_frame;
+            release_upload(c);
+            (void)note_unverified(c, frame, "the client's snapshot did not arrive within " +
+                                                std::to_string(opt.upload_timeout_ms) + " ms");
         }
     }
 
@@ -581,9 +745,11 @@ session_stats server_session::totals() const {
     session_stats t;
     t.replaced_inputs = impl_->departed.replaced_inputs;
     t.desyncs = impl_->departed.desyncs;
+    t.unverified_desyncs = impl_->departed.unverified_desyncs;
     for (const auto &[peer, c] : impl_->conns) {
         t.replaced_inputs += c.st.replaced_inputs;
         t.desyncs += c.st.desyncs;
+        t.unverified_desyncs += c.st.unverified_desyncs;
         t.bytes_in_per_s += c.st.bytes_in_per_s;
         t.bytes_out_per_s += c.st.bytes_out_per_s;
     }

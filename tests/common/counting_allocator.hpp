@@ -20,6 +20,23 @@ private:
     std::size_t start_;
 };
 
+/// @brief Bytes of heap memory live through the global operator new, process-wide, and the
+/// highest that figure has reached since the watermark was created (or reset): the memory
+/// bound of a hostile-client test, measured instead of assumed.
+class heap_watermark {
+public:
+    heap_watermark() noexcept;
+    /// @brief Starts over from what is live now.
+    void reset() noexcept;
+    /// @brief Live bytes now, minus those live at the start (may be negative).
+    [[nodiscard]] long long live() const noexcept;
+    /// @brief The highest live() reached since the start.
+    [[nodiscard]] long long peak() const noexcept;
+
+private:
+    long long start_;
+};
+
 } // namespace retcon::test
 
 #endif

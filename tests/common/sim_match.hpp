@@ -27,7 +27,12 @@ public:
         : net{seed}, config{std::move(cfg)} {
         config.max_players = players;
         init_game(server_world);
-        server = std::make_unique<server_session>(config, server_world, step_game, net.server());
+        use_server_options({});
+    }
+
+    /// @brief Replaces the server with one using @p options (call before any client joins).
+    void use_server_options(server_options options) {
+        server = std::make_unique<server_session>(config, server_world, step_game, net.server(), std::move(options));
         server->on_confirmed([this](const frame_inputs &in, const world &, std::uint64_t h) { server_hashes[in.frame()] = h; });
     }
 

@@ -83,16 +83,17 @@ TEST_CASE("is_predicted says which inputs a frame was simulated with are not yet
     CHECK_THROWS_WITH((void)s.is_predicted(s.current_frame(), 2), Catch::Contains("slot 2"));
 }
 
-TEST_CASE("a hello of protocol version 1 is rejected by name, not dropped as hostile", "[net][handshake]") {
+TEST_CASE("a hello of an older protocol version is rejected by name, not dropped as hostile", "[net][handshake]") {
+    // Version 1 carried tick rate and player slots (42 bytes with an empty name); version 2 an
+    // 8-byte reconnect token (39 bytes).
+    const auto [version, size] = GENERATE(table<std::uint8_t, std::size_t>({{1, 42}, {2, 39}}));
     sim_match m{43, 2};
     auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
     m.run(1000);
     REQUIRE(c.session->state() == client_state::running);
-    // A version 1 hello: kind, version 1, and the version 1 layout (which carried tick rate
-    // and player slots).
-    std::vector<std::byte> hello(42, std::byte{0});
+    std::vector<std::byte> hello(size, std::byte{0});
     hello[0] = std::byte{1};
-    hello[1] = std::byte{1};
+    hello[1] = std::byte{version};
     struct ignore_all final : transport_handler {
         void on_connect(peer_id) override {}
         void on_disconnect(peer_id) override {}
@@ -105,7 +106,9 @@ TEST_CASE("a hello of protocol version 1 is rejected by name, not dropped as hos
     m.run(200);
     bool rejected = false;
     for (const auto &e : m.server_events)
-        if (e.kind == session_event_kind::disconnected && e.text.find("rejected: protocol version 1, server speaks 2") == 0)
+        if (e.kind == session_event_kind::disconnected &&
+            e.text.find("rejected: protocol version " + std::to_string(version) + ", server speaks " +
+                        std::to_string(wire::protocol_version)) == 0)
             rejected = true;
     CHECK(rejected);
     CHECK(c.session->state() == client_state::running);
@@ -158,7 +161,8 @@ TEST_CASE("a hello from a big-endian client is rejected by name and changes noth
     CHECK(big.closed);
     bool rejected = false;
     for (const auto &e : m.server_events)
-        if (e.kind == session_event_kind::disconnected && e.text == "rejected: " + rej.text) rejected = true;
+        if (e.kind == session_event_kind::disconnected && e.text == "rejected: " + rej.text + " (connection 'be')")
+            rejected = true; // the log names whom it refused (docs/net.md, "Security model")
     CHECK(rejected);
     // Nothing else changed: no slot taken, the match goes on, the other client plays on.
     CHECK(m.server->players() == 1);

@@ -26,6 +26,12 @@ void require_truncations_rejected(const std::vector<std::byte> &packet, F decode
         REQUIRE_FALSE(decode_fn(std::span<const std::byte>(packet.data(), n)));
     }
 }
+/// A token whose bytes count up from @p first (not random: round trips compare bytes).
+retcon::reconnect_token test_token(std::uint8_t first) {
+    std::array<std::byte, retcon::reconnect_token::size> b{};
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::byte(static_cast<std::uint8_t>(first + i));
+    return retcon::reconnect_token{b};
+}
 } // namespace
 
 TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
@@ -35,7 +41,7 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     h.content_version = 7;
     h.input_size = 4;
     h.spectator = true;
-    h.reconnect_token = 99;
+    h.reconnect_token = test_token(99);
     h.name = "ada";
     std::vector<std::byte> out;
     encode(h, out);
@@ -46,7 +52,7 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     CHECK(back.content_version == 7);
     CHECK(back.input_size == 4);
     CHECK(back.spectator);
-    CHECK(back.reconnect_token == 99);
+    CHECK(back.reconnect_token == test_token(99));
     CHECK(back.name == "ada");
     require_truncations_rejected(out, [](std::span<const std::byte> b) { hello_msg m; return decode(b, m); });
     out.push_back(std::byte{0});
@@ -150,9 +156,10 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     w.input_delay = 1;
     w.max_input_delay = 5;
     w.server_frame = 1234;
-    w.token = 0xdeadbeef;
+    w.token = test_token(0xde);
+    w.report_checksums = false;
     encode(w, out);
-    CHECK(out.size() == 19);
+    CHECK(out.size() == 28);
     welcome_msg wb;
     REQUIRE(decode(out, wb));
     CHECK(wb.slot == 3);
@@ -161,7 +168,8 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     CHECK(wb.input_delay == 1);
     CHECK(wb.max_input_delay == 5);
     CHECK(wb.server_frame == 1234);
-    CHECK(wb.token == 0xdeadbeef);
+    CHECK(wb.token == test_token(0xde));
+    CHECK_FALSE(wb.report_checksums);
     require_truncations_rejected(out, [](std::span<const std::byte> b) { welcome_msg m; return decode(b, m); });
     const auto refused = [&](welcome_msg bad) {
         encode(bad, out);
@@ -183,6 +191,15 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     bad = w;
     bad.input_delay = bad.max_input_delay = 61;
     CHECK(refused(bad));
+    encode(w, out);
+    for (unsigned bit = 1; bit < 8; ++bit) { // flags bit 0 only (docs/protocol.md, "2 welcome")
+        auto flagged = out;
+        flagged[11] = std::byte{static_cast<std::uint8_t>(1u << bit)};
+        welcome_msg x;
+        const auto r = decode(flagged, x);
+        REQUIRE_FALSE(r);
+        CHECK(r.err().offset == 11);
+    }
 
     encode(reject_msg{reject_reason::schema, "different build"}, out);
     reject_msg rb;
@@ -191,6 +208,11 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     CHECK(rb.text == "different build");
     encode(reject_msg{static_cast<reject_reason>(5), "tick rate"}, out); // a version 1 reason
     CHECK(decode(out, rb).code() == errc::corrupt);
+    encode(reject_msg{static_cast<reject_reason>(8), "player slots"}, out); // retired, not reused
+    CHECK(decode(out, rb).code() == errc::corrupt);
+    encode(reject_msg{reject_reason::spectators, "no free spectator place"}, out);
+    REQUIRE(decode(out, rb));
+    CHECK(rb.reason == reject_reason::spectators);
 
     encode(desync_msg{77, "position, velocity"}, out);
     desync_msg db;

@@ -10,6 +10,7 @@
 #include "net/events.hpp"
 #include "net/fwd.hpp"
 #include "net/protocol.hpp"
+#include "net/reconnect_token.hpp"
 #include "net/server_session.hpp"
 #include "net/session_config.hpp"
 #include "net/sim_network.hpp"

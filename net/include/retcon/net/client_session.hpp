@@ -13,6 +13,7 @@
 #include <retcon/ecs/world.hpp>
 
 #include "events.hpp"
+#include "reconnect_token.hpp"
 #include "session_config.hpp"
 #include "stats.hpp"
 #include "transport.hpp"
@@ -23,7 +24,11 @@ namespace retcon {
 struct client_options {
     std::string name = "player";
     bool spectator = false;           ///< watch without a slot
-    std::uint64_t reconnect_token = 0; ///< from a previous welcome, to take the same slot back
+    /// @brief From a previous connection's welcome (`client_session::reconnect_token()`), to take
+    /// the same slot back after a crash or a lost connection; the server then drops a stale
+    /// connection still holding the slot (docs/net.md, "Spectators, late join, reconnect").
+    /// Empty: join as a new player.
+    retcon::reconnect_token reconnect_token{};
     /// @brief How long to wait for the server's welcome, from the first poll; then the session
     /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
     /// 0: wait for the transport to give up.
@@ -108,8 +113,10 @@ public:
      * @warning @p slot must be below players() (misuse otherwise).
      */
     [[nodiscard]] bool is_predicted(frame_t frame, std::size_t slot) const;
-    /// @brief The reconnect token the server issued (0 before welcome).
-    [[nodiscard]] std::uint64_t reconnect_token() const noexcept;
+    /// @brief The reconnect token the server issued (empty before the welcome, and for a
+    /// spectator). Keep it where only this player reads it: presented in
+    /// `client_options::reconnect_token`, it takes the slot back.
+    [[nodiscard]] retcon::reconnect_token reconnect_token() const noexcept;
     /// @brief World hash after each confirmed frame, as reported to the server (for tests and
     /// tools); calls @p fn(frame, hash) whenever one is computed.
     void on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn);

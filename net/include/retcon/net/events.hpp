@@ -23,6 +23,8 @@ enum class session_event_kind : std::uint8_t {
     wait_recommended,     ///< the client is at its prediction window and stalls (client)
     match_ended,          ///< the server ended the session (client)
     recording_failed,     ///< the replay could not be written; `text`: path and reason; the match goes on unrecorded (server)
+    desync_unverified,    ///< a client reported a checksum mismatch that no upload verified; `text` says why (server)
+    connection_refused,   ///< connections refused before the handshake (caps, deadlines); at most one a second, `text` counts the rest (server)
 };
 
 /// @brief One event.

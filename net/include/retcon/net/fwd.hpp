@@ -19,6 +19,7 @@ class client_session;
 struct server_options;
 class server_session;
 class sync_test;
+class reconnect_token;
 struct sync_test_failure;
 
 } // namespace retcon

@@ -21,12 +21,14 @@
 #include <retcon/ecs/error.hpp>
 #include <retcon/ecs/frame.hpp>
 
+#include "reconnect_token.hpp"
+
 namespace retcon::wire {
 
-/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 2: the
-/// server's welcome carries the match settings (player slots, tick rate, input delay bounds)
-/// and the hello no longer does (docs/protocol.md, "Changes in version 2").
-inline constexpr std::uint16_t protocol_version = 2;
+/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 3:
+/// reconnect tokens are 128 random bits, the welcome says whether to report checksums, and a
+/// full spectator gallery has its own reject reason (docs/protocol.md, "Changes in version 3").
+inline constexpr std::uint16_t protocol_version = 3;
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {
@@ -62,7 +64,8 @@ enum class message_kind : std::uint8_t {
 };
 
 /// @brief Why the server refused a client. Values 5 and 8 (tick rate, player slots) were
-/// version 1 reasons: those settings are now the server's, adopted from the welcome.
+/// version 1 reasons: those settings are now the server's, adopted from the welcome; neither
+/// is reused.
 enum class reject_reason : std::uint8_t {
     protocol = 1, ///< protocol version differs, or the client is big-endian
     schema = 2,   ///< world schema hash differs
@@ -70,6 +73,7 @@ enum class reject_reason : std::uint8_t {
     content = 4,  ///< game content version differs
     full = 6,     ///< no free player slot
     token = 7,    ///< reconnect token unknown
+    spectators = 9, ///< no free spectator place (server_options::max_spectators)
 };
 
 /// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
@@ -85,7 +89,7 @@ struct hello_msg {
     /// records travel as raw bytes), so a server refuses such a client. The encoder sets the bit
     /// on a big-endian host whatever this says; setting it elsewhere is for tests.
     bool big_endian = false;
-    std::uint64_t reconnect_token = 0; ///< 0: a new player
+    retcon::reconnect_token reconnect_token; ///< empty: a new player
     std::string name;
 };
 
@@ -98,7 +102,10 @@ struct welcome_msg {
     std::uint8_t input_delay = 2;      ///< the client's input delay (the lowest when adaptive)
     std::uint8_t max_input_delay = 2;  ///< the highest it may adapt to (≥ input_delay; equal: fixed)
     frame_t server_frame = 0;          ///< the server's next frame when it sent this
-    std::uint64_t token = 0;           ///< reconnect token for this slot
+    /// Flags bit 0: report world hashes of confirmed frames (players always; spectators only
+    /// when the server verifies them, server_options::verify_spectators).
+    bool report_checksums = true;
+    reconnect_token token;             ///< reconnect token for this slot (empty for a spectator)
 };
 
 /// @brief Server → client, reliable: refused, with a reason the client shows.

@@ -22,9 +22,32 @@ namespace retcon {
 struct server_options {
     /// @brief Where both snapshots of a desync are written (`retcon diff` them); empty: not written.
     std::filesystem::path forensics_dir;
-    std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
-    std::uint32_t max_upload_bytes = 64u << 20;    ///< size cap of one upload
+    /// @name Limits a hostile client meets (docs/net.md, "Security model")
+    /// @{
+    std::uint32_t max_spectators = 8;         ///< spectator places, apart from player slots (0: none)
+    /// @brief A connection must complete the handshake (a valid `hello`) within this long, or it
+    /// is dropped: a half-open connection never holds a place for long.
+    std::uint32_t hello_timeout_ms = 2000;
     std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
+    std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
+    /// @brief An upload may be at most this many times the size of the server's own image of
+    /// that frame (a client that diverged a little has an image of about the same size).
+    std::uint32_t upload_size_factor = 4;
+    std::uint32_t max_upload_bytes = 16u << 20;    ///< absolute size cap of one upload
+    /// @brief Bytes all uploads in progress may reserve together; a mismatch that would exceed it
+    /// is not verified by an upload.
+    std::uint64_t upload_budget_bytes = 32u << 20;
+    std::uint32_t upload_timeout_ms = 5000;        ///< an upload not complete by then is abandoned
+    /// @brief At most one resynchronising snapshot per client per this long (the claims between
+    /// are consequences of the same divergence and are not compared).
+    std::uint32_t resync_interval_ms = 1000;
+    /// @brief A client whose checksum mismatches no upload confirmed (no upload possible, none
+    /// arrived, or its snapshot showed no difference) exceed this is dropped.
+    std::uint32_t max_unverified_desyncs = 4;
+    /// @brief Ask spectators for checksums too (their desyncs are then verified and resynced
+    /// like players'); off, a spectator's checksum is ignored.
+    bool verify_spectators = false;
+    /// @}
     std::uint32_t history_frames = 256;            ///< confirmed frames kept for resending
     std::uint32_t forensic_frames = 32;            ///< own snapshots kept to compare with uploads
     /// @brief Where the match is recorded as a replay (docs/snapshot.md); empty: not recorded.

@@ -22,7 +22,11 @@ struct session_stats {
     std::uint64_t stall_frames = 0; ///< ticks refused because the prediction window was full
     std::uint64_t replaced_inputs = 0; ///< server: this client's inputs it had to substitute
     std::uint64_t confirmed_frames = 0;
+    /// @brief Desyncs: client, the server's desync notices; server, verified ones only (the
+    /// client's uploaded snapshot differs from the server's, docs/net.md, "Desync forensics").
     std::uint64_t desyncs = 0;
+    /// @brief Server: checksum mismatches a client reported that no upload verified.
+    std::uint64_t unverified_desyncs = 0;
     std::int32_t margin_ms = 0;     ///< how early inputs reach the server (low percentile)
     std::uint32_t input_delay = 0;  ///< client: current input delay in frames
     frame_t current_frame = 0;

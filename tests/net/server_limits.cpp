@@ -1,0 +1,279 @@
+// The limits a hostile client meets on the server (docs/net.md, "Security model"): the hello
+// deadline, the spectator cap, resync rate limits, verified desyncs, upload caps, the upload
+// budget and its timeout. Each attack is played by a raw peer that speaks the wire protocol
+// directly, so it can send what a real client_session never would.
+#include <catch2/catch.hpp>
+
+#include <common/counting_allocator.hpp>
+#include <common/sim_match.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace {
+
+/// A hand-driven client on the simulated network.
+struct raw_peer final : transport_handler {
+    transport &t;
+    bool closed = false;
+    bool welcomed = false;
+    wire::welcome_msg welcome;
+    std::vector<wire::desync_msg> desyncs;
+    std::vector<wire::reject_msg> rejects;
+    std::vector<std::byte> out;
+
+    raw_peer(sim_match &m, const link_conditions &link = {5, 0, 0.0}) : t{m.net.connect(link, link)} {
+        t.poll(m.now, *this); // the connection exists once the client side polled
+    }
+    void on_connect(peer_id) override {}
+    void on_disconnect(peer_id) override { closed = true; }
+    void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        if (ch != wire::channel::control) return;
+        switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
+        case wire::message_kind::welcome: welcomed = wire::decode(data, welcome).ok(); break;
+        case wire::message_kind::desync:
+            if (wire::desync_msg d; wire::decode(data, d)) desyncs.push_back(d);
+            break;
+        case wire::message_kind::reject:
+            if (wire::reject_msg r; wire::decode(data, r)) rejects.push_back(r);
+            break;
+        default: break;
+        }
+    }
+    void hello(const sim_match &m, bool spectator) {
+        wire::hello_msg h;
+        h.schema_hash = m.server_world.schema_hash();
+        h.input_layout_hash = m.config.input_layout_hash;
+        h.content_version = m.config.content_version;
+        h.input_size = m.config.input_size;
+        h.spectator = spectator;
+        h.name = spectator ? "watcher" : "claimer";
+        wire::encode(h, out);
+        t.send(0, wire::channel::control, out);
+    }
+    /// An input message with no inputs that claims world hash @p h for @p frame.
+    void claim(const sim_match &m, frame_t frame, std::uint64_t h) {
+        wire::input_msg msg;
+        msg.slot = welcome.slot;
+        msg.ack_confirmed = m.server->frame();
+        msg.first_frame = m.server->frame();
+        msg.client_time_ms = 1;
+        msg.checksum_frame = frame;
+        msg.checksum = h;
+        wire::encode(msg, m.config.input_size, {}, out);
+        t.send(0, wire::channel::inputs, out);
+    }
+    /// An input message with nothing in it but an acknowledgement (keeps the connection alive).
+    void ack(const sim_match &m) { claim(m, no_frame, 0); }
+    void upload_chunk(frame_t frame, std::uint32_t total, std::uint32_t offset, std::size_t bytes) {
+        wire::snapshot_chunk_msg c;
+        c.transfer = frame;
+        c.frame = frame;
+        c.total = total;
+        c.offset = offset;
+        c.bytes.assign(bytes, std::byte{0x5a});
+        wire::encode(c, out);
+        t.send(0, wire::channel::snapshots, out);
+    }
+};
+
+/// Runs the match for @p ms, polling the raw peers' transports each millisecond too.
+void run_with(sim_match &m, std::vector<raw_peer *> peers, std::uint64_t ms) {
+    for (std::uint64_t i = 0; i < ms; ++i) {
+        m.run(1);
+        for (auto *p : peers) p->t.poll(m.now, *p);
+    }
+}
+
+std::size_t count_containing(const std::vector<session_event> &evs, session_event_kind k, const std::string &text) {
+    std::size_t n = 0;
+    for (const auto &e : evs) n += e.kind == k && e.text.find(text) != std::string::npos ? 1u : 0u;
+    return n;
+}
+
+/// The size of the server's own snapshot file of its world now (what an honest upload weighs).
+std::size_t own_image_size(const sim_match &m) {
+    snapshot s;
+    save(m.server_world, s, m.server->frame());
+    return s.size();
+}
+
+} // namespace
+
+TEST_CASE("a connection that sends no hello is dropped at hello_timeout_ms; refusals are reported once a second",
+          "[net][hostile][limits]") {
+    // Before, a connection without a hello kept its place until disconnect_ms (5 s) of silence.
+    sim_match m{51, 2};
+    auto &player = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    std::vector<std::unique_ptr<raw_peer>> idle;
+    std::vector<raw_peer *> raw;
+    for (int i = 0; i < 30; ++i) raw.push_back(idle.emplace_back(std::make_unique<raw_peer>(m)).get());
+    run_with(m, raw, 2500);
+    for (const auto *p : raw) CHECK(p->closed);
+    // 30 refusals in one poll: one event, the rest counted into the next report.
+    REQUIRE(sim_match::count(m.server_events, session_event_kind::connection_refused) == 1);
+    CHECK(count_containing(m.server_events, session_event_kind::connection_refused, "no hello within 2000 ms") == 1);
+    raw_peer late{m};
+    std::vector<raw_peer *> one{&late};
+    run_with(m, one, 2500);
+    CHECK(late.closed);
+    CHECK(count_containing(m.server_events, session_event_kind::connection_refused, "(and 29 more refused") == 1);
+    CHECK(player.session->state() == client_state::running);
+}
+
+TEST_CASE("spectators beyond max_spectators are refused by name; player slots stay free", "[net][hostile][limits]") {
+    sim_match m{52, 2};
+    server_options so;
+    so.max_spectators = 2;
+    m.use_server_options(so);
+    client_options watch;
+    watch.spectator = true;
+    for (int i = 0; i < 3; ++i) m.add_client({10, 0, 0.0}, {10, 0, 0.0}, watch);
+    m.run(1500);
+    auto &player = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(1500);
+    CHECK(m.clients[0]->session->state() == client_state::running);
+    CHECK(m.clients[1]->session->state() == client_state::running);
+    REQUIRE(m.clients[2]->session->state() == client_state::rejected);
+    CHECK(count_containing(m.clients[2]->events, session_event_kind::rejected, "no free spectator place (the server allows 2)") == 1);
+    CHECK(player.session->state() == client_state::running);
+    CHECK(m.server->players() == 1);
+}
+
+TEST_CASE("a spectator claiming a checksum mismatch every frame gets no snapshot and counts no desync",
+          "[net][hostile][limits]") {
+    // Before, every claim cost the server a full snapshot to the claimant and a desync in its
+    // totals: 20 such spectators took a server from 2% to 50% CPU. Spectators are not asked for
+    // checksums (welcome flags), so their claims are ignored.
+    sim_match m{53, 2};
+    auto &player = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    raw_peer spy{m};
+    std::vector<raw_peer *> raw{&spy};
+    run_with(m, raw, 200);
+    spy.hello(m, true);
+    run_with(m, raw, 300);
+    REQUIRE(spy.welcomed);
+    CHECK_FALSE(spy.welcome.report_checksums);
+    const auto before = m.net.bytes_down(1);
+    for (int i = 0; i < 180; ++i) { // three seconds, every frame
+        spy.claim(m, m.server->frame() - 1u, 0x0bad);
+        run_with(m, raw, 16);
+    }
+    CHECK(spy.desyncs.empty());
+    CHECK(m.net.bytes_down(1) - before < 64u * 1024u); // confirmed frames only, no snapshots
+    CHECK(m.server->totals().desyncs == 0);
+    CHECK(m.server->totals().unverified_desyncs == 0);
+    CHECK_FALSE(spy.closed);
+    CHECK(player.session->state() == client_state::running);
+}
+
+TEST_CASE("a player whose mismatch claims no upload confirms is resynced at most once a second, then dropped",
+          "[net][hostile][limits]") {
+    // A real client (it uploads its true snapshot when asked) whose link also carries forged
+    // claims every frame. Before: a snapshot every frame, every claim counted as a desync.
+    sim_match m{54, 2};
+    auto &good = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    auto &liar = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    m.run(1500);
+    REQUIRE(liar.session->state() == client_state::running);
+    const int slot = liar.session->slot();
+    wire::input_msg msg;
+    msg.slot = static_cast<std::uint8_t>(slot);
+    msg.client_time_ms = 1;
+    std::vector<std::byte> out;
+    int ms = 0;
+    for (; ms < 8000 && m.server->players() == 2; ms += 16) {
+        msg.ack_confirmed = msg.first_frame = m.server->frame();
+        msg.checksum_frame = m.server->frame() - 1u;
+        msg.checksum = 0x0bad;
+        wire::encode(msg, m.config.input_size, {}, out);
+        m.net.inject_from_client(1, wire::channel::inputs, out, m.now);
+        m.run(16);
+    }
+    INFO("dropped after " << ms << " ms");
+    m.run(500);
+    // Also: snapshot chunks still in flight when the server dropped it do not revive the
+    // session (before, they flipped it from disconnected back to running).
+    CHECK(liar.session->state() == client_state::disconnected);
+    CHECK(count_containing(m.server_events, session_event_kind::disconnected,
+                           "checksum mismatches that no snapshot upload confirmed") == 1);
+    // One resync per resync_interval_ms (1 s), however many claims.
+    CHECK(sim_match::count(liar.events, session_event_kind::resynchronized) <= static_cast<std::size_t>(ms / 1000 + 1));
+    CHECK(m.server->totals().desyncs == 0); // nothing verified
+    CHECK(m.server->totals().unverified_desyncs == 5);
+    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "no difference found") >= 1);
+    CHECK(good.session->state() == client_state::running);
+    const auto cmp = m.compare(good);
+    CHECK(cmp.mismatched == 0);
+}
+
+TEST_CASE("an upload larger than a small multiple of the server's own image is refused at its first chunk",
+          "[net][hostile][limits]") {
+    // Before, one false claim opened an upload capped at 64 MiB; a real one is a few kB.
+    sim_match m{55, 2};
+    raw_peer p{m};
+    std::vector<raw_peer *> raw{&p};
+    run_with(m, raw, 200);
+    p.hello(m, false);
+    run_with(m, raw, 300);
+    REQUIRE(p.welcomed);
+    const frame_t f = m.server->frame() - 1u;
+    p.claim(m, f, 0x0bad);
+    run_with(m, raw, 100);
+    REQUIRE(p.desyncs.size() == 1);
+    REQUIRE(p.desyncs[0].diverging.empty()); // asked for the snapshot
+    const auto cap = 4u * own_image_size(m) + 4096u;
+    p.upload_chunk(f, static_cast<std::uint32_t>(cap * 2u), 0, 1000);
+    run_with(m, raw, 100);
+    CHECK(p.closed);
+    CHECK(count_containing(m.server_events, session_event_kind::disconnected, "oversized snapshot upload (cap ") == 1);
+}
+
+TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned; server memory stays bounded",
+          "[net][hostile][limits]") {
+    // Ten players each claim a mismatch and start an upload at the cap, then stall. Before,
+    // each could hold up to 64 MiB for as long as it liked; now uploads in progress reserve a
+    // bounded budget and time out.
+    sim_match m{56, 12};
+    server_options so;
+    so.max_uploads_per_client = 1;
+    m.use_server_options(so);
+    m.run(100);
+    const auto cap = 4u * own_image_size(m) + 4096u;
+    so.upload_budget_bytes = 3u * cap; // three uploads at a time
+    m.use_server_options(so);
+    std::vector<std::unique_ptr<raw_peer>> owners;
+    std::vector<raw_peer *> raw;
+    for (int i = 0; i < 10; ++i) raw.push_back(owners.emplace_back(std::make_unique<raw_peer>(m)).get());
+    run_with(m, raw, 200);
+    for (auto *p : raw) p->hello(m, false);
+    run_with(m, raw, 300);
+    heap_watermark heap;
+    const frame_t f = m.server->frame() - 1u;
+    for (auto *p : raw) {
+        REQUIRE(p->welcomed);
+        p->claim(m, f, 0x0bad);
+    }
+    run_with(m, raw, 100);
+    std::size_t asked = 0;
+    for (auto *p : raw) {
+        REQUIRE(p->desyncs.size() == 1);
+        if (!p->desyncs[0].diverging.empty()) continue;
+        ++asked;
+        for (std::uint32_t off = 0; off + 1000u < cap; off += 1000u) p->upload_chunk(f, static_cast<std::uint32_t>(cap), off, 1000);
+    }
+    CHECK(asked == 3);
+    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "upload budget is in use") == 7);
+    for (int i = 0; i < 60; ++i) { // past upload_timeout_ms (5 s), acknowledging as a client does
+        for (auto *p : raw) p->ack(m);
+        run_with(m, raw, 100);
+    }
+    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "did not arrive within 5000 ms") == 3);
+    INFO("heap peak " << heap.peak() << " bytes, budget " << so.upload_budget_bytes);
+    CHECK(heap.peak() < static_cast<long long>(so.upload_budget_bytes + 2u * 1024u * 1024u));
+    for (const auto *p : raw) CHECK_FALSE(p->closed); // under the unverified limit: still playing
+    CHECK(m.server->totals().desyncs == 0);
+}
