@@ -11,6 +11,7 @@
 
 #include "render.hpp"
 #include "terminal.hpp"
+#include "token_file.hpp"
 
 namespace retcon::demo {
 
@@ -57,6 +58,17 @@ int run_client(const client_settings &s) {
     // Only what is compiled in matters here (input layout, content version); the player slots,
     // tick rate and input delay come from the server's welcome.
     const auto config = make_config(1);
+    // The token file is read before anything connects: a bad one stops here, naming the file.
+    const bool keep_token = !s.token_file.empty() && !s.spectate; // a spectator has no slot to keep
+    reconnect_token stored; // what the token file holds (empty: none yet)
+    if (keep_token) {
+        auto t = read_token_file(s.token_file);
+        if (!t) {
+            std::fprintf(stderr, "demo_client: %s\n", t.message().c_str());
+            return 2;
+        }
+        stored = *t;
+    }
     auto net = make_enet_client(s.host, s.port);
     if (!net) {
         std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
@@ -66,6 +78,7 @@ int run_client(const client_settings &s) {
     opt.name = s.name;
     opt.spectator = s.spectate;
     opt.connect_timeout_ms = s.connect_timeout_ms;
+    opt.reconnect_token = stored; // empty: a new player
     client_session client{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, opt};
     std::ofstream hash_log;
     if (!s.hash_log.empty()) {
@@ -89,6 +102,8 @@ int run_client(const client_settings &s) {
     const std::uint64_t start = now_ms();
     std::uint64_t next_draw = start;
     bool corrupted = false;
+    bool announced = false;     // "playing slot N" printed (headless)
+    std::string token_refused; // the server's reason, when it did not know the token we presented
     while (exit_code < 0) {
         const std::uint64_t now = now_ms();
         client.poll(now);
@@ -122,8 +137,32 @@ int run_client(const client_settings &s) {
             } else if (ev.kind == session_event_kind::rejected || ev.kind == session_event_kind::disconnected) {
                 exit_code = 3;
                 reason = last_note;
+                if (ev.kind == session_event_kind::rejected && !stored.empty() &&
+                    ev.text.starts_with("reconnect token unknown"))
+                    token_refused = ev.text;
             }
         }
+        const auto st_now = client.state();
+        if (!announced && (st_now == client_state::loading || st_now == client_state::running)) {
+            announced = true; // the welcome arrived: the slot is known
+            if (s.headless) {
+                if (client.slot() >= 0) std::printf("demo_client %s: playing slot %d\n", s.name.c_str(), client.slot());
+                else std::printf("demo_client %s: watching as a spectator\n", s.name.c_str());
+            }
+        }
+        // Keep the token the server issued (written once per new token, after the line above,
+        // so a script that sees the file also sees the slot).
+        if (keep_token) {
+            const auto issued = client.reconnect_token();
+            if (!issued.empty() && issued != stored) {
+                stored = issued;
+                if (auto kept = write_token_file(s.token_file, issued); !kept) {
+                    last_note = "could not keep the reconnect token: " + kept.message();
+                    if (s.headless) std::printf("%s\n", last_note.c_str());
+                }
+            }
+        }
+        if (s.headless) std::fflush(stdout); // a crashed client's log still shows how far it got
         if (s.duration_s > 0 && static_cast<double>(now - start) >= s.duration_s * 1000.0) {
             client.leave();
             exit_code = 0;
@@ -148,7 +187,15 @@ int run_client(const client_settings &s) {
     term.reset(); // restore the terminal before printing the summary
     const auto &st = client.stats();
     const double secs = static_cast<double>(now_ms() - start) / 1000.0;
+    if (!token_refused.empty()) // said once; the client exits rather than retrying a token that cannot work
+        std::fprintf(stderr,
+                     "demo_client: the server refused the reconnect token in %s: %s. Delete the file to join as a "
+                     "new player.\n",
+                     s.token_file.c_str(), token_refused.c_str());
     std::printf("demo_client %s: %s\n", s.name.c_str(), reason.c_str());
+    if (s.spectate) std::printf("  slot: spectator\n");
+    else if (client.slot() >= 0) std::printf("  slot: %d\n", client.slot());
+    else std::printf("  slot: none (never joined)\n");
     std::printf("  frames: %u\n", client.current_frame());
     std::printf("  rollbacks: %llu\n", static_cast<unsigned long long>(st.rollbacks));
     std::printf("  frames re-simulated: %llu\n", static_cast<unsigned long long>(st.resimulated));

@@ -22,6 +22,9 @@ struct client_settings {
     double duration_s = 0;        ///< leave after this long (0: until the match ends)
     double speed = 1.0;           ///< replay playback speed
     std::uint32_t connect_timeout_ms = 5000; ///< give up if the server has not welcomed us by then
+    /// Keep the server's reconnect token here and present it on the next start, to take the
+    /// same slot back after a crash (token_file.hpp); a spectator ignores it. A secret: 0600.
+    std::string token_file;
     // Player slots, tick rate and input delay are the server's (protocol version 2): the
     // client learns them from the welcome.
 };

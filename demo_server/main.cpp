@@ -6,8 +6,11 @@
 int main(int argc, char **argv) {
     retcon::demo::server_settings s;
     CLI::App app{"retcon demo server: one match of the arena game over ENet, recorded as a replay"};
-    app.add_option("--port", s.port, "UDP port")->capture_default_str();
+    app.add_option("--port", s.port, "UDP port (0: a free one, printed when listening)")->capture_default_str();
     app.add_option("--players", s.players, "player slots (1-8)")->check(CLI::Range(1, 8))->capture_default_str();
+    app.add_option("--max-spectators", s.max_spectators, "spectator places apart from the player slots (0: none, at most 1000)")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
     app.add_option("--tick", s.tick_hz, "simulation rate in Hz")->check(CLI::Range(10, 240))->capture_default_str();
     app.add_option("--record", s.record, "write the match replay to this .rcr file");
     app.add_option("--duration", s.duration_s, "end the match after this many seconds (0: run until stopped)");

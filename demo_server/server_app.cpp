@@ -36,31 +36,34 @@ int run_server(const server_settings &s) {
     game g;
     const auto config = make_config(s.players, s.tick_hz);
 
-    auto net = make_enet_server(s.port);
+    // The ENet peer table holds the players, the spectators and connections mid-handshake, so
+    // neither spectators nor half-open connections can take a player's place (docs/net.md).
+    auto net = make_enet_server(s.port, enet_options_for_match(s.players, s.max_spectators));
     if (!net) {
         std::fprintf(stderr, "demo_server: %s\n", net.message().c_str());
         return 2;
     }
     server_options so;
+    so.max_spectators = s.max_spectators;
     so.forensics_dir = s.forensics_dir;
     so.record_path = s.record; // empty: not recorded
     so.record_settings.metadata = {
         {"game", "retcon demo arena"}, {"seed", std::to_string(s.seed)}, {"players", std::to_string(s.players)}};
     server_session server{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, so};
 
-    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s\n", s.port, s.players, s.tick_hz,
+    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s\n", (*net)->local_port(), s.players,
+                s.tick_hz,
                 s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "");
     std::fflush(stdout);
     const std::uint64_t start = now_ms();
     std::uint64_t last_report = start;
-    std::uint64_t desyncs = 0, joins = 0;
+    std::uint64_t joins = 0;
     bool recorded = !s.record.empty();
     for (;;) {
         const std::uint64_t now = now_ms();
         server.poll(now);
         while (server.should_tick(now)) server.tick();
         for (session_event ev; server.next_event(ev);) {
-            if (ev.kind == session_event_kind::desync_detected) ++desyncs;
             if (ev.kind == session_event_kind::player_joined) ++joins;
             if (ev.kind == session_event_kind::recording_failed) recorded = false;
             std::printf("[frame %u] %s slot %d %s\n", ev.frame, to_string(ev.kind), ev.slot, ev.text.c_str());
@@ -84,10 +87,13 @@ int run_server(const server_settings &s) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
+    // desyncs: verified ones only (an uploaded snapshot differed from the server's); unverified:
+    // mismatches a client reported that no upload confirmed (docs/net.md, "Desync forensics").
     const auto t = server.totals();
-    std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; replaced inputs %llu",
-                server.frame(), static_cast<unsigned long long>(joins), static_cast<unsigned long long>(desyncs),
-                static_cast<unsigned long long>(t.replaced_inputs));
+    std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; unverified desyncs: %llu; "
+                "replaced inputs %llu",
+                server.frame(), static_cast<unsigned long long>(joins), static_cast<unsigned long long>(t.desyncs),
+                static_cast<unsigned long long>(t.unverified_desyncs), static_cast<unsigned long long>(t.replaced_inputs));
     if (recorded) {
         std::error_code ec;
         const auto bytes = std::filesystem::file_size(s.record, ec);

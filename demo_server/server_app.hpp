@@ -10,6 +10,7 @@ namespace retcon::demo {
 struct server_settings {
     std::uint16_t port = 7777;
     std::uint8_t players = 2;
+    std::uint32_t max_spectators = 8; ///< spectator places apart from the player slots
     std::uint16_t tick_hz = 60;
     std::string record;          ///< replay file to write ("" = none)
     double duration_s = 0;       ///< 0: until SIGINT/SIGTERM
