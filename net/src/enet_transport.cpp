@@ -14,6 +14,10 @@ namespace retcon {
 
 namespace {
 
+// A handshake younger than this is never culled for exceeding max_pending: over 250 ms is more
+// than a round trip on any link a match is played on (docs/net.md, "Security model").
+constexpr std::uint64_t pending_grace_ms = 250;
+
 // enet_initialize/deinitialize are process-global; count the users.
 std::mutex init_mutex;
 int init_count = 0;
@@ -217,9 +221,13 @@ private:
                        h);
                 continue;
             }
-            pending_scratch_.push_back(i);
+            // Only handshakes older than a round trip are culled: a burst of honest clients
+            // connecting at once (a match starting) completes before it becomes eligible.
+            if (waited >= pending_grace_ms) pending_scratch_.push_back(i);
         }
         if (options_.max_pending == 0 || pending_scratch_.size() <= options_.max_pending) return;
+        // (Counting only the eligible ones keeps a burst of young handshakes in the table; the
+        // table's max_pending + 4 spare slots and the per-address cap bound that burst.)
         std::sort(pending_scratch_.begin(), pending_scratch_.end(),
                   [this](std::size_t a, std::size_t b) { return slots_[a].order < slots_[b].order; });
         const std::size_t excess = pending_scratch_.size() - options_.max_pending;

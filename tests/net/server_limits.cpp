@@ -7,7 +7,10 @@
 #include <common/counting_allocator.hpp>
 #include <common/sim_match.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace retcon;
@@ -276,4 +279,108 @@ TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned; se
     CHECK(heap.peak() < static_cast<long long>(so.upload_budget_bytes + 2u * 1024u * 1024u));
     for (const auto *p : raw) CHECK_FALSE(p->closed); // under the unverified limit: still playing
     CHECK(m.server->totals().desyncs == 0);
+}
+
+namespace {
+std::uint64_t wall_ms() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+/// A client_session over real ENet from a chosen loopback address.
+struct enet_peer {
+    world w{game_schema()};
+    std::unique_ptr<transport> t;
+    std::unique_ptr<client_session> s;
+    bot b{5};
+    bool polled = true; ///< false: crashed (never polled again, says no goodbye)
+    enet_peer(std::uint16_t port, const std::string &from, client_options opt) {
+        init_game(w);
+        enet_options eo;
+        eo.bind_host = from;
+        auto made = make_enet_client("127.0.0.1", port, eo);
+        REQUIRE(made.ok());
+        t = std::move(*made);
+        s = std::make_unique<client_session>(game_config(2), w, step_game, *t, std::move(opt));
+    }
+    void step(std::uint64_t now) {
+        if (!polled) return;
+        s->poll(now);
+        while (s->should_tick(now)) s->tick(b.next());
+        for (session_event e; s->next_event(e);) {
+        }
+    }
+};
+} // namespace
+
+TEST_CASE("over ENet: with 60 half-open connections and 40 idle spectators held open, a new and a returning player get "
+          "in within 2 s",
+          "[net][hostile][limits][enet]") {
+    // Before: 32 ENet peers, no spectator cap, ENet's 30 s timeout for half-open peers: about
+    // 30 connections locked every new and returning player out for ~31 s. 2 s is a protocol
+    // deadline here (ENet retransmits a CONNECT after ~500 ms), not a speed target.
+    constexpr std::size_t spectators = 40;
+    auto server_t = make_enet_server(0, enet_options_for_match(2, spectators), "127.0.0.1");
+    REQUIRE(server_t.ok());
+    const auto port = (*server_t)->local_port();
+    world sw{game_schema()};
+    init_game(sw);
+    server_options so;
+    so.max_spectators = spectators;
+    server_session server{game_config(2), sw, step_game, **server_t, so};
+    std::vector<std::unique_ptr<enet_peer>> peers;
+    const auto run_until = [&](auto done, std::uint64_t give_up_ms) {
+        const auto start = wall_ms();
+        while (!done() && wall_ms() - start < give_up_ms) {
+            const auto now = wall_ms();
+            server.poll(now);
+            while (server.should_tick(now)) server.tick();
+            for (session_event e; server.next_event(e);) {
+            }
+            for (auto &p : peers) p->step(now);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return wall_ms() - start;
+    };
+    // A player joins, then crashes: the server still holds its slot.
+    auto &first = *peers.emplace_back(std::make_unique<enet_peer>(port, "127.0.0.2", client_options{}));
+    run_until([&] { return first.s->state() == client_state::running; }, 10000);
+    REQUIRE(first.s->state() == client_state::running);
+    client_options back;
+    back.reconnect_token = first.s->reconnect_token();
+    first.polled = false;
+    // 40 idle spectators from 40 addresses.
+    client_options watch;
+    watch.spectator = true;
+    for (std::size_t i = 0; i < spectators; ++i)
+        peers.emplace_back(std::make_unique<enet_peer>(port, "127.0.0." + std::to_string(100 + i), watch));
+    const auto all_watching = [&] {
+        return std::all_of(peers.begin() + 1, peers.end(),
+                           [](const auto &p) { return p->s->state() == client_state::running; });
+    };
+    run_until(all_watching, 20000);
+    REQUIRE(all_watching());
+    // 60 half-open connections from 60 more addresses: CONNECT sent once, never answered.
+    std::vector<std::unique_ptr<transport>> half_open;
+    for (int i = 0; i < 60; ++i) {
+        enet_options eo;
+        eo.bind_host = "127.0.0." + std::to_string(10 + i);
+        auto t = make_enet_client("127.0.0.1", port, eo);
+        REQUIRE(t.ok());
+        (*t)->flush();
+        half_open.push_back(std::move(*t));
+    }
+    run_until([] { return false; }, 50); // the server takes them in
+    auto &newcomer = *peers.emplace_back(std::make_unique<enet_peer>(port, "127.0.0.3", client_options{}));
+    auto &returning = *peers.emplace_back(std::make_unique<enet_peer>(port, "127.0.0.4", back));
+    const auto took = run_until(
+        [&] { return newcomer.s->state() == client_state::running && returning.s->state() == client_state::running; },
+        10000);
+    INFO("both players running after " << took << " ms");
+    REQUIRE(newcomer.s->state() == client_state::running);
+    REQUIRE(returning.s->state() == client_state::running);
+    CHECK(took < 2000);
+    CHECK(returning.s->slot() == 0);
+    CHECK(newcomer.s->slot() == 1);
+    CHECK(server.players() == 2);
 }

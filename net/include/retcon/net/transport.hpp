@@ -91,8 +91,9 @@ struct enet_options {
     /// @brief Server: a connection whose ENet handshake has not completed (no on_connect yet)
     /// this long after the transport first saw it is reset (2000; 0 = no deadline).
     std::uint32_t handshake_timeout_ms = 2000;
-    /// @brief Server: at most this many connections mid-handshake; beyond it the oldest are
-    /// reset, since a legitimate handshake completes within one round trip (16; 0 = no cap).
+    /// @brief Server: at most this many connections mid-handshake for over 250 ms; beyond it the
+    /// oldest are reset, since a legitimate handshake completes within one round trip (16; 0 =
+    /// no cap). Younger handshakes are left alone, so a burst of honest clients gets in.
     std::size_t max_pending = 16;
     /// @brief Server: connections in any state from one IP address (any port); a newly seen one
     /// beyond this is reset at once (8; 0 = no cap).
