@@ -27,6 +27,7 @@ struct raw_peer final : transport_handler {
     std::vector<wire::desync_msg> desyncs;
     std::vector<wire::reject_msg> rejects;
     std::vector<std::byte> out;
+    std::size_t confirmed_packets = 0;
 
     raw_peer(sim_match &m, const link_conditions &link = {5, 0, 0.0}) : t{m.net.connect(link, link)} {
         t.poll(m.now, *this); // the connection exists once the client side polled
@@ -34,6 +35,7 @@ struct raw_peer final : transport_handler {
     void on_connect(peer_id) override {}
     void on_disconnect(peer_id) override { closed = true; }
     void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        if (ch == wire::channel::inputs) ++confirmed_packets;
         if (ch != wire::channel::control) return;
         switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
         case wire::message_kind::welcome: welcomed = wire::decode(data, welcome).ok(); break;
@@ -279,6 +281,50 @@ TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned; se
     CHECK(heap.peak() < static_cast<long long>(so.upload_budget_bytes + 2u * 1024u * 1024u));
     for (const auto *p : raw) CHECK_FALSE(p->closed); // under the unverified limit: still playing
     CHECK(m.server->totals().desyncs == 0);
+}
+
+TEST_CASE("a client that never acknowledges gets the confirmed stream at a quarter rate, then is dropped",
+          "[net][hostile][limits]") {
+    // Before, such a client got a packet of up to 64 resent frames every tick, and a snapshot
+    // each time it fell out of the resend history, for as long as it kept sending.
+    sim_match m{57, 2};
+    auto &honest = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
+    raw_peer mute{m};
+    std::vector<raw_peer *> raw{&mute};
+    run_with(m, raw, 200);
+    mute.hello(m, true);
+    run_with(m, raw, 300);
+    REQUIRE(mute.welcomed);
+    const frame_t stuck = m.server->frame();
+    const auto send_stale_ack = [&] {
+        wire::input_msg msg;
+        msg.slot = 0xff;
+        msg.ack_confirmed = msg.first_frame = stuck; // never moves
+        msg.client_time_ms = 1;
+        wire::encode(msg, m.config.input_size, {}, mute.out);
+        mute.t.send(0, wire::channel::inputs, mute.out);
+    };
+    for (int i = 0; i < 60; ++i) { // the first second: its acknowledgement stalls
+        send_stale_ack();
+        run_with(m, raw, 16);
+    }
+    const auto before = mute.confirmed_packets;
+    for (int i = 0; i < 120; ++i) { // the next two seconds: 120 ticks
+        send_stale_ack();
+        run_with(m, raw, 16);
+    }
+    const auto sent = mute.confirmed_packets - before;
+    INFO(sent << " confirmed packets in 120 ticks");
+    CHECK(sent >= 25);
+    CHECK(sent <= 35);
+    for (int i = 0; i < 1200 && !mute.closed; ++i) { // out of the history three times: dropped
+        send_stale_ack();
+        run_with(m, raw, 16);
+    }
+    CHECK(mute.closed);
+    CHECK(count_containing(m.server_events, session_event_kind::disconnected,
+                           "acknowledges no confirmed frame (3 snapshots sent without an acknowledgement)") == 1);
+    CHECK(honest.session->state() == client_state::running);
 }
 
 namespace {
