@@ -93,6 +93,15 @@ void run_with(sim_match &m, std::vector<raw_peer *> peers, std::uint64_t ms) {
     }
 }
 
+/// Connects @p p and completes its handshake as a player or a spectator.
+void join(sim_match &m, raw_peer &p, bool spectator) {
+    std::vector<raw_peer *> one{&p};
+    run_with(m, one, 200);
+    p.hello(m, spectator);
+    run_with(m, one, 300);
+    REQUIRE(p.welcomed);
+}
+
 std::size_t count_containing(const std::vector<session_event> &evs, session_event_kind k, const std::string &text) {
     std::size_t n = 0;
     for (const auto &e : evs) n += e.kind == k && e.text.find(text) != std::string::npos ? 1u : 0u;
@@ -156,11 +165,8 @@ TEST_CASE("a spectator claiming a checksum mismatch every frame gets no snapshot
     sim_match m{53, 2};
     auto &player = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
     raw_peer spy{m};
+    join(m, spy, true);
     std::vector<raw_peer *> raw{&spy};
-    run_with(m, raw, 200);
-    spy.hello(m, true);
-    run_with(m, raw, 300);
-    REQUIRE(spy.welcomed);
     CHECK_FALSE(spy.welcome.report_checksums);
     const auto before = m.net.bytes_down(1);
     for (int i = 0; i < 180; ++i) { // three seconds, every frame
@@ -220,11 +226,8 @@ TEST_CASE("an upload larger than a small multiple of the server's own image is r
     // Before, one false claim opened an upload capped at 64 MiB; a real one is a few kB.
     sim_match m{55, 2};
     raw_peer p{m};
+    join(m, p, false);
     std::vector<raw_peer *> raw{&p};
-    run_with(m, raw, 200);
-    p.hello(m, false);
-    run_with(m, raw, 300);
-    REQUIRE(p.welcomed);
     const frame_t f = m.server->frame() - 1u;
     p.claim(m, f, 0x0bad);
     run_with(m, raw, 100);
@@ -290,11 +293,8 @@ TEST_CASE("a client that never acknowledges gets the confirmed stream at a quart
     sim_match m{57, 2};
     auto &honest = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
     raw_peer mute{m};
+    join(m, mute, true);
     std::vector<raw_peer *> raw{&mute};
-    run_with(m, raw, 200);
-    mute.hello(m, true);
-    run_with(m, raw, 300);
-    REQUIRE(mute.welcomed);
     const frame_t stuck = m.server->frame();
     const auto send_stale_ack = [&] {
         wire::input_msg msg;
