@@ -44,9 +44,11 @@ struct server_session::impl final : transport_handler {
         std::uint64_t bytes_in = 0, bytes_out = 0;
         std::uint32_t packets_in_second = 0;
         std::uint64_t second_start = 0;
+        // Uploads used and claims its own upload contradicted: kept per slot across reconnects.
         std::uint32_t uploads = 0;
+        std::uint32_t false_claims = 0;
         frame_t awaiting_upload = no_frame;
-        frame_t abandoned_upload = no_frame; // timed out: its late chunks are ignored, not hostile
+        frame_t last_requested = no_frame;  // frames only grow: late chunks of earlier ones are ignored
         std::uint64_t upload_started = 0;
         std::size_t upload_reserved = 0;      // bytes of the server-wide upload budget it holds
         frame_t last_checksum_frame = no_frame;
@@ -54,7 +56,7 @@ struct server_session::impl final : transport_handler {
         std::uint64_t last_resync = 0; // when the last snapshot went out (the join's counts)
         bool resync_due = false;       // a mismatch or a hopeless lag wants a snapshot
         std::uint64_t ack_moved_at = 0; // when ack_confirmed last advanced (or a snapshot went out)
-        std::uint32_t unacknowledged_resyncs = 0; // lag resyncs in a row with no acknowledgement
+        bool loaded = false;            // acknowledged the last snapshot (an ack at or past its frame)
     };
 
     session_config cfg;
@@ -78,6 +80,10 @@ struct server_session::impl final : transport_handler {
     // its snapshot is not in the game yet, so its inputs are not "replaced").
     std::vector<frame_t> join_frame;
     std::vector<reconnect_token> slot_token;
+    // A slot's upload quota and false claims outlive its connections: reconnecting with the
+    // token does not reset them (a new player in the slot starts from zero).
+    std::vector<std::uint32_t> slot_uploads, slot_false_claims;
+    std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
     std::vector<std::byte> last_input;
     internal::frame_ring history;
     internal::frame_ring hashes;
@@ -113,6 +119,11 @@ struct server_session::impl final : transport_handler {
         slot_owner.assign(players, no_peer);
         join_frame.assign(players, no_frame);
         slot_token.assign(players, reconnect_token{});
+        slot_uploads.assign(players, 0);
+        slot_false_claims.assign(players, 0);
+        if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
+        if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
+        if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
         last_input.assign(players * isz, std::byte{0});
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
@@ -182,6 +193,8 @@ struct server_session::impl final : transport_handler {
         conn &c = it->second;
         if (c.active && c.slot >= 0) {
             slot_owner[static_cast<std::size_t>(c.slot)] = no_peer;
+            slot_uploads[static_cast<std::size_t>(c.slot)] = c.uploads;
+            slot_false_claims[static_cast<std::size_t>(c.slot)] = c.false_claims;
             emit(session_event_kind::player_left, next_frame, c.slot, why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
@@ -213,6 +226,7 @@ struct server_session::impl final : transport_handler {
         c.last_resync = now;
         c.ack_moved_at = now;
         c.resync_due = false;
+        c.loaded = false;
     }
 
     /// Asks for a resynchronising snapshot: sent now, or once resync_interval_ms has passed
@@ -291,7 +305,12 @@ struct server_session::impl final : transport_handler {
             const auto s = static_cast<std::size_t>(slot);
             slot_owner[s] = c.peer;
             join_frame[s] = no_frame;
-            if (slot_token[s].empty() || h.reconnect_token.empty()) slot_token[s] = reconnect_token::generate();
+            if (slot_token[s].empty() || h.reconnect_token.empty()) {
+                slot_token[s] = reconnect_token::generate();
+                slot_uploads[s] = slot_false_claims[s] = 0; // a new player
+            }
+            c.uploads = slot_uploads[s];
+            c.false_claims = slot_false_claims[s];
             std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
             m.slot = static_cast<std::uint8_t>(slot);
             m.token = slot_token[s];
@@ -336,9 +355,12 @@ struct server_session::impl final : transport_handler {
     /// What every input message carries besides inputs: the client's acknowledgement of
     /// confirmed frames, its clock for the round trip, and a checksum to compare.
     void note_feedback(conn &c) {
-        if (imsg.ack_confirmed > c.ack_confirmed && imsg.ack_confirmed <= next_frame) {
+        // Progress: the acknowledgement advanced, or reached the frame of the last snapshot
+        // (the client loaded it: it acknowledges from that frame on).
+        if (imsg.ack_confirmed <= next_frame &&
+            (imsg.ack_confirmed > c.ack_confirmed || (!c.loaded && imsg.ack_confirmed >= c.sync_frame))) {
             c.ack_moved_at = now;
-            c.unacknowledged_resyncs = 0;
+            if (imsg.ack_confirmed >= c.sync_frame) c.loaded = true;
         }
         c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
         c.echo_time = imsg.client_time_ms;
@@ -365,13 +387,16 @@ struct server_session::impl final : transport_handler {
         c.upload = internal::transfer_receiver{0}; // frees the bytes received so far
     }
 
-    /// A mismatch no upload verified. Returns false if the client is dropped for having too
-    /// many of them (@p c is then gone).
-    bool note_unverified(conn &c, frame_t frame, const std::string &why) {
+    /// A mismatch no upload verified. @p false_claim: the client's own upload contradicted its
+    /// claim (unreadable, or no difference) — the only reason the client answers for; past
+    /// max_false_claims it is dropped and this returns false (@p c is then gone). Reasons that
+    /// are the server's (quota, budget, its snapshot gone) or the link's (no upload in time)
+    /// are counted, never held against the client.
+    bool note_unverified(conn &c, frame_t frame, const std::string &why, bool false_claim = false) {
         ++c.st.unverified_desyncs;
         emit(session_event_kind::desync_unverified, frame, c.slot, "checksum mismatch not verified: " + why);
-        if (c.st.unverified_desyncs <= opt.max_unverified_desyncs) return true;
-        hostile(c, std::to_string(c.st.unverified_desyncs) + " checksum mismatches that no snapshot upload confirmed");
+        if (!false_claim || ++c.false_claims <= opt.max_false_claims) return true;
+        hostile(c, std::to_string(c.false_claims) + " checksum mismatches its own snapshot uploads contradicted");
         return false;
     }
 
@@ -402,6 +427,7 @@ struct server_session::impl final : transport_handler {
         } else {
             ++c.uploads;
             c.awaiting_upload = frame;
+            c.last_requested = frame;
             c.upload_started = now;
             c.upload = internal::transfer_receiver{cap};
             c.upload_reserved = cap;
@@ -419,9 +445,11 @@ struct server_session::impl final : transport_handler {
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
         if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
-        if (c.awaiting_upload == no_frame && m.frame == c.abandoned_upload) return; // late chunks of a timed-out upload
-        if (c.awaiting_upload == no_frame || m.frame != c.awaiting_upload)
+        if (c.awaiting_upload == no_frame || m.frame != c.awaiting_upload) {
+            // Late chunks of an earlier request (timed out, or superseded) are not hostile.
+            if (c.last_requested != no_frame && m.frame <= c.last_requested) return;
             return hostile(c, "unrequested snapshot upload");
+        }
         if (!c.upload.add(m))
             return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload_reserved) +
                                   " bytes)");
@@ -450,7 +478,8 @@ struct server_session::impl final : transport_handler {
                 if (!d->resources.empty()) names += std::string(names.empty() ? "" : ", ") + "resources";
                 verified = !names.empty();
             }
-            if (!opt.forensics_dir.empty()) {
+            if (!opt.forensics_dir.empty() && forensic_writes < opt.max_forensic_files) {
+                ++forensic_writes;
                 // Named by the frame whose state the files hold: the hash of frame F differed,
                 // so both hold the world after F, i.e. at the start of frame F + 1 (docs/net.md).
                 const auto stem = "desync-slot" + std::to_string(c.slot) + "-frame" + std::to_string(frame + 1u);
@@ -463,7 +492,8 @@ struct server_session::impl final : transport_handler {
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
         if (!verified) {
-            (void)note_unverified(c, frame, names);
+            // The client's fault: an unreadable upload, or one that shows no difference.
+            (void)note_unverified(c, frame, names, !theirs || own != nullptr);
             return;
         }
         ++c.st.desyncs;
@@ -484,7 +514,10 @@ struct server_session::impl final : transport_handler {
             c.second_start = now;
             c.packets_in_second = 0;
         }
-        if (++c.packets_in_second > opt.max_packets_per_second) return hostile(c, "packet flood");
+        // Chunks of an upload the server asked for are bounded by its cap and timeout instead:
+        // an honest upload of half a megabyte is more than 600 packets a second on a fast link.
+        const bool awaited_chunk = ch == wire::channel::snapshots && c.awaiting_upload != no_frame;
+        if (!awaited_chunk && ++c.packets_in_second > opt.max_packets_per_second) return hostile(c, "packet flood");
         if (ch == wire::channel::inputs && data.size() > wire::limits::max_packet)
             return hostile(c, "oversized packet (" + std::to_string(data.size()) + " bytes)");
         const auto kind = static_cast<wire::message_kind>(wire::peek_kind(data));
@@ -590,13 +623,13 @@ struct server_session::impl final : transport_handler {
     }
 
     void broadcast() {
-        std::vector<peer_id> silent_ackers;
         for (auto &[peer, c] : conns) {
             if (!c.active) continue;
             frame_t first = std::max(c.ack_confirmed, c.sync_frame);
             if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
-                if (!request_resync(c)) continue;
-                if (++c.unacknowledged_resyncs > 2) silent_ackers.push_back(peer);
+                // Never a second snapshot behind one not yet loaded: a slow loader would only
+                // fall further behind (load_timeout_ms ends the wait).
+                if (!c.loaded || !request_resync(c)) continue;
                 first = c.sync_frame;
             }
             // A client whose acknowledgements stopped gets the stream at a quarter of the rate,
@@ -629,9 +662,6 @@ struct server_session::impl final : transport_handler {
             ++c.st.confirmed_frames;
         }
         net.flush();
-        for (const auto p : silent_ackers)
-            if (const auto it = conns.find(p); it != conns.end())
-                hostile(it->second, "acknowledges no confirmed frame (3 snapshots sent without an acknowledgement)");
     }
 
     void poll(std::uint64_t t) {
@@ -670,11 +700,21 @@ struct server_session::impl final : transport_handler {
 
     /// Half-open connections, stalled uploads and deferred resyncs (docs/net.md, "Security model").
     void enforce_deadlines() {
-        std::vector<peer_id> half_open, stalled;
+        std::vector<peer_id> half_open, stalled, not_loading;
         for (auto &[peer, c] : conns) {
             if (!c.active && now - c.connected_at >= opt.hello_timeout_ms) half_open.push_back(peer);
+            else if (c.active && !c.loaded && now - c.last_resync >= opt.load_timeout_ms) not_loading.push_back(peer);
             else if (c.awaiting_upload != no_frame && now - c.upload_started >= opt.upload_timeout_ms) stalled.push_back(peer);
             else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms) send_snapshot(c);
+        }
+        for (const auto p : not_loading)
+            hostile(conns.find(p)->second,
+                    "did not acknowledge its snapshot within " + std::to_string(opt.load_timeout_ms) + " ms");
+        if (refused_suppressed != 0 && now - refused_reported_at >= 1000) { // a burst, then quiet: say how many
+            emit(session_event_kind::connection_refused, next_frame, -1,
+                 std::to_string(refused_suppressed) + " more connections refused since the last report");
+            refused_reported_at = now;
+            refused_suppressed = 0;
         }
         for (const auto p : half_open) {
             const auto it = conns.find(p);
@@ -685,7 +725,6 @@ struct server_session::impl final : transport_handler {
         for (const auto p : stalled) {
             conn &c = conns.find(p)->second;
             const frame_t frame = c.awaiting_upload;
-            c.abandoned_upload = frame;
             c.awaiting_upload = no_frame;
             release_upload(c);
             (void)note_unverified(c, frame, "the client's snapshot did not arrive within " +

@@ -26,8 +26,11 @@ struct server_options {
     /// @{
     std::uint32_t max_spectators = 8;         ///< spectator places, apart from player slots (0: none)
     /// @brief A connection must complete the handshake (a valid `hello`) within this long, or it
-    /// is dropped: a half-open connection never holds a place for long.
+    /// is dropped: a half-open connection never holds a place for long (> 0).
     std::uint32_t hello_timeout_ms = 2000;
+    /// @brief A client must acknowledge a snapshot sent to it (join or resync) within this long,
+    /// or it is dropped (> 0).
+    std::uint32_t load_timeout_ms = 30000;
     std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
     std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
     /// @brief An upload may be at most this many times the size of the server's own image of
@@ -37,13 +40,16 @@ struct server_options {
     /// @brief Bytes all uploads in progress may reserve together; a mismatch that would exceed it
     /// is not verified by an upload.
     std::uint64_t upload_budget_bytes = 32u << 20;
-    std::uint32_t upload_timeout_ms = 5000;        ///< an upload not complete by then is abandoned
-    /// @brief At most one resynchronising snapshot per client per this long (the claims between
-    /// are consequences of the same divergence and are not compared).
+    std::uint32_t upload_timeout_ms = 5000;        ///< an upload not complete by then is abandoned (> 0)
+    /// @brief At most one resynchronising snapshot per client per this long (claims that arrive
+    /// before it is sent stem from the same divergence and are not compared; 0: no limit).
     std::uint32_t resync_interval_ms = 1000;
-    /// @brief A client whose checksum mismatches no upload confirmed (no upload possible, none
-    /// arrived, or its snapshot showed no difference) exceed this is dropped.
-    std::uint32_t max_unverified_desyncs = 4;
+    /// @brief A player slot whose own uploads contradicted its checksum claims (unreadable, or no
+    /// difference from the server's image) more often than this is dropped. Counted per slot,
+    /// across reconnects.
+    std::uint32_t max_false_claims = 1;
+    /// @brief Pairs of desync files written to forensics_dir per match, at most.
+    std::uint32_t max_forensic_files = 16;
     /// @brief Ask spectators for checksums too (their desyncs are then verified and resynced
     /// like players'); off, a spectator's checksum is ignored.
     bool verify_spectators = false;
