@@ -5,10 +5,12 @@
 #include <catch2/catch.hpp>
 
 #include <common/counting_allocator.hpp>
+#include <common/misuse.hpp>
 #include <common/sim_match.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -592,4 +594,18 @@ TEST_CASE("desync files are written at most max_forensic_files times per match",
     for ([[maybe_unused]] const auto &e : fs::directory_iterator(dir)) ++files;
     CHECK(files == 2); // ... one pair of files written
     fs::remove_all(dir);
+}
+
+TEST_CASE("server_options with a zero deadline are misuse, not a server that drops everyone", "[net][hostile][limits]") {
+    retcon::test::throwing_misuse_handler handler;
+    world w{game_schema()};
+    sim_network net{1};
+    for (const auto &[field, zero] : std::vector<std::pair<std::string, std::function<void(server_options &)>>>{
+             {"hello_timeout_ms", [](server_options &o) { o.hello_timeout_ms = 0; }},
+             {"upload_timeout_ms", [](server_options &o) { o.upload_timeout_ms = 0; }},
+             {"load_timeout_ms", [](server_options &o) { o.load_timeout_ms = 0; }}}) {
+        server_options o;
+        zero(o);
+        CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o), Catch::Contains(field));
+    }
 }
