@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,9 +15,14 @@ namespace retcon {
 
 namespace {
 
-// A handshake younger than this is never culled for exceeding max_pending: over 250 ms is more
-// than a round trip on any link a match is played on (docs/net.md, "Security model").
+// A pending connection younger than this is never culled for exceeding max_pending (only to
+// restore free_slot_reserve): over 250 ms is more than a round trip on any link a match is played
+// on (docs/net.md, "Security model").
 constexpr std::uint64_t pending_grace_ms = 250;
+
+// A connection the session closed is reset if it is still not closed this long after: its remote
+// had a round trip or more to acknowledge, and ENet alone would hold the slot for 1-5 s.
+constexpr std::uint64_t close_timeout_ms = 1000;
 
 // enet_initialize/deinitialize are process-global; count the users.
 std::mutex init_mutex;
@@ -80,18 +86,33 @@ public:
         }
         const auto it = peers_.find(id);
         if (it == peers_.end()) return;
+        // Later, not now: a reject or goodbye queued just before usually still gets delivered.
         enet_peer_disconnect_later(it->second, 0);
+        if (server_) {
+            slot &s = slots_[index_of(it->second)];
+            if (!s.closing) {
+                s.closing = true;
+                s.closing_since_ms = now_ms_;
+            }
+        }
+    }
+
+    void admit(peer_id id) override {
+        if (!server_) return;
+        const auto it = peers_.find(id);
+        if (it != peers_.end()) slots_[index_of(it->second)].admitted = true;
     }
 
     void poll(std::uint64_t now_ms, transport_handler &h) override {
+        now_ms_ = now_ms;
         ENetEvent ev;
         while (enet_host_service(host_, &ev, 0) > 0) {
             switch (ev.type) {
             case ENET_EVENT_TYPE_CONNECT: {
                 if (server_) {
-                    slot &s = slots_[index_of(ev.peer)];
-                    if (!(s.live && s.connect_id == ev.peer->connectID) && !sight(ev.peer, now_ms, h)) break;
-                    s.connected = true;
+                    const std::size_t i = index_of(ev.peer);
+                    if (!sighted(i)) sight(i, now_ms);
+                    slots_[i].connected = true;
                 }
                 const peer_id id = server_ ? next_id_++ : 0;
                 if (!server_) pending_ = nullptr;
@@ -157,84 +178,117 @@ private:
     // identified by slot index + connectID, so a reused slot is a new sighting.
     struct slot {
         std::uint32_t connect_id = 0;
-        std::uint64_t first_seen_ms = 0; // poll time of the first sighting
-        std::uint64_t order = 0;         // sighting order, breaks ties between equal times
-        bool live = false;               // sighted and not yet reset or disconnected
-        bool connected = false;          // its CONNECT event was delivered
+        std::uint64_t first_seen_ms = 0;    // poll time of the first sighting
+        std::uint64_t order = 0;            // sighting order, breaks ties between equal times
+        std::uint64_t closing_since_ms = 0; // poll time of the session's disconnect()
+        bool live = false;                  // sighted and not yet reset or disconnected
+        bool connected = false;             // its CONNECT event was delivered (it has a peer_id)
+        bool admitted = false;              // the session called admit(): never dropped
+        bool closing = false;               // the session called disconnect(): it forgot the peer
     };
 
     std::size_t index_of(const ENetPeer *peer) const { return static_cast<std::size_t>(peer - host_->peers); }
 
-    // Frees the slot without a word to the remote (it sees a timeout, or nothing if it never
-    // listens) and tells the handler.
-    void refuse(ENetPeer *peer, const std::string &reason, transport_handler &h) {
-        const std::string address = address_text(peer->address);
-        slots_[index_of(peer)].live = false;
-        enet_peer_reset(peer);
-        h.on_refused(address, reason);
+    bool sighted(std::size_t i) const { return slots_[i].live && slots_[i].connect_id == host_->peers[i].connectID; }
+
+    void sight(std::size_t i, std::uint64_t now_ms) {
+        slots_[i] = slot{};
+        slots_[i].connect_id = host_->peers[i].connectID;
+        slots_[i].first_seen_ms = now_ms;
+        slots_[i].order = next_order_++;
+        slots_[i].live = true;
     }
 
-    // A connection seen for the first time: records it, or refuses it when its address already
-    // holds max_peers_per_address slots. Returns whether it was kept.
-    bool sight(ENetPeer *peer, std::uint64_t now_ms, transport_handler &h) {
-        if (options_.max_peers_per_address != 0) {
-            std::size_t same = 0;
-            for (std::size_t i = 0; i < host_->peerCount; ++i) {
-                const ENetPeer &other = host_->peers[i];
-                if (&other != peer && slots_[i].live && other.state != ENET_PEER_STATE_DISCONNECTED &&
-                    other.address.host == peer->address.host)
-                    ++same;
-            }
-            if (same >= options_.max_peers_per_address) {
-                refuse(peer,
-                       "more than " + std::to_string(options_.max_peers_per_address) + " connections from " +
-                           host_ip(peer->address),
-                       h);
-                return false;
-            }
+    // The peer_id of a peer that reached on_connect (and is still in peers_), forgotten here.
+    std::optional<peer_id> forget(ENetPeer *peer) {
+        if (!peer->data) return std::nullopt;
+        const auto id = static_cast<peer_id>(reinterpret_cast<std::uintptr_t>(peer->data) - 1u);
+        peers_.erase(id);
+        peer->data = nullptr;
+        return id;
+    }
+
+    // Frees the slot of a connection the transport gives up on. One that never reached
+    // on_connect is reset without a word (its remote may be spoofed) and reported through
+    // on_refused; one the session knows is told (its address answered the handshake) and
+    // reported through on_disconnect; one the session already closed is reset, unreported.
+    void drop(std::size_t i, const std::string &reason, transport_handler &h) {
+        ENetPeer *peer = &host_->peers[i];
+        slot &s = slots_[i];
+        s.live = false;
+        const std::optional<peer_id> id = forget(peer);
+        if (!id) {
+            const std::string address = address_text(peer->address);
+            enet_peer_reset(peer);
+            h.on_refused(address, reason);
+        } else if (s.closing) {
+            enet_peer_reset(peer);
+        } else {
+            enet_peer_disconnect_now(peer, 0);
+            h.on_disconnect(*id);
         }
-        slots_[index_of(peer)] = slot{peer->connectID, now_ms, next_order_++, true, false};
-        return true;
     }
 
-    // Server, after servicing: sights new occupants, then resets connections whose handshake is
-    // overdue and, past max_pending, the oldest of those still mid-handshake. Time is the poll's.
+    // Server, after servicing: sights new occupants; resets connections the session closed that
+    // are still open after close_timeout_ms; resets connections whose ENet handshake is overdue;
+    // then drops pending (not admitted) connections, oldest first: those beyond max_pending among
+    // the ones older than pending_grace_ms, then any while fewer than free_slot_reserve slots are
+    // free. Time is the poll's.
     void police(std::uint64_t now_ms, transport_handler &h) {
+        std::size_t busy = 0;
         for (std::size_t i = 0; i < host_->peerCount; ++i) {
-            ENetPeer *peer = &host_->peers[i];
-            slot &s = slots_[i];
-            if (peer->state == ENET_PEER_STATE_DISCONNECTED) {
-                s.live = false;
+            if (host_->peers[i].state == ENET_PEER_STATE_DISCONNECTED) {
+                slots_[i].live = false;
                 continue;
             }
-            if (s.live && s.connect_id == peer->connectID) continue;
-            sight(peer, now_ms, h);
+            ++busy;
+            if (!sighted(i)) sight(i, now_ms);
         }
+        const auto age = [now_ms](std::uint64_t since) { return now_ms > since ? now_ms - since : 0; };
         pending_scratch_.clear();
         for (std::size_t i = 0; i < host_->peerCount; ++i) {
             const slot &s = slots_[i];
-            if (!s.live || s.connected) continue;
-            const std::uint64_t waited = now_ms > s.first_seen_ms ? now_ms - s.first_seen_ms : 0;
-            if (options_.handshake_timeout_ms != 0 && waited >= options_.handshake_timeout_ms) {
-                refuse(&host_->peers[i],
-                       "ENet handshake not completed within " + std::to_string(options_.handshake_timeout_ms) + " ms",
-                       h);
+            if (!s.live) continue;
+            if (s.closing && age(s.closing_since_ms) >= close_timeout_ms) {
+                drop(i, "not closed within " + std::to_string(close_timeout_ms) + " ms", h);
+                --busy;
                 continue;
             }
-            // Only handshakes older than a round trip are culled: a burst of honest clients
-            // connecting at once (a match starting) completes before it becomes eligible.
-            if (waited >= pending_grace_ms) pending_scratch_.push_back(i);
+            if (s.admitted) continue;
+            if (!s.connected && options_.handshake_timeout_ms != 0 &&
+                age(s.first_seen_ms) >= options_.handshake_timeout_ms) {
+                drop(i, "ENet handshake not completed within " + std::to_string(options_.handshake_timeout_ms) + " ms",
+                     h);
+                --busy;
+                continue;
+            }
+            pending_scratch_.push_back(i);
         }
-        if (options_.max_pending == 0 || pending_scratch_.size() <= options_.max_pending) return;
-        // (Counting only the eligible ones keeps a burst of young handshakes in the table; the
-        // table's max_pending + 4 spare slots and the per-address cap bound that burst.)
         std::sort(pending_scratch_.begin(), pending_scratch_.end(),
                   [this](std::size_t a, std::size_t b) { return slots_[a].order < slots_[b].order; });
-        const std::size_t excess = pending_scratch_.size() - options_.max_pending;
-        for (std::size_t k = 0; k < excess; ++k)
-            refuse(&host_->peers[pending_scratch_[k]],
-                   "more than " + std::to_string(options_.max_pending) + " connections mid-handshake (oldest dropped)",
-                   h);
+        // Only connections older than a round trip count against max_pending: a burst of honest
+        // clients connecting at once (a match starting) is admitted before it becomes eligible.
+        if (options_.max_pending != 0) {
+            std::size_t eligible = 0;
+            for (const std::size_t i : pending_scratch_) eligible += age(slots_[i].first_seen_ms) >= pending_grace_ms;
+            for (const std::size_t i : pending_scratch_) {
+                if (eligible <= options_.max_pending) break;
+                if (age(slots_[i].first_seen_ms) < pending_grace_ms) continue;
+                drop(i, "more than " + std::to_string(options_.max_pending) + " connections mid-handshake (oldest dropped)",
+                     h);
+                --eligible;
+                --busy;
+            }
+        }
+        // A burst of young ones (a fast, possibly spoofed CONNECT flood) must not fill the table:
+        // the oldest go, however young, so there is always a free slot for a newcomer.
+        const std::size_t reserve = options_.free_slot_reserve;
+        for (const std::size_t i : pending_scratch_) {
+            if (host_->peerCount - busy >= reserve) break;
+            if (!slots_[i].live) continue; // dropped above
+            drop(i, "fewer than " + std::to_string(reserve) + " free slots (oldest connection mid-handshake dropped)", h);
+            --busy;
+        }
     }
 
     void configure(ENetPeer *peer) const {
@@ -249,10 +303,11 @@ private:
     ENetPeer *pending_;  // client: the server's peer until it connects (or fails)
     std::string remote_; // client: "HOST:PORT" as asked
     peer_id next_id_ = 0;
+    std::uint64_t now_ms_ = 0; // the latest poll's time
     std::unordered_map<peer_id, ENetPeer *> peers_;
     std::vector<slot> slots_;                  // server: one per ENet peer slot
     std::uint64_t next_order_ = 0;             // server: sighting counter
-    std::vector<std::size_t> pending_scratch_; // server: police()'s list of slots mid-handshake
+    std::vector<std::size_t> pending_scratch_; // server: police()'s list of pending slots, oldest first
 };
 
 } // namespace
@@ -260,8 +315,8 @@ private:
 enet_options enet_options_for_match(std::size_t players, std::size_t spectators) {
     enet_options options;
     constexpr std::size_t limit = ENET_PROTOCOL_MAXIMUM_PEER_ID;
-    std::size_t peers = 4; // headroom: slots freed by a disconnect, not yet reusable
-    for (const std::size_t part : {players, spectators, options.max_pending})
+    std::size_t peers = 0;
+    for (const std::size_t part : {players, spectators, options.max_pending, options.free_slot_reserve})
         peers = std::min(limit, peers + std::min(part, limit)); // no overflow: both terms <= limit
     options.max_peers = peers;
     return options;
@@ -273,6 +328,11 @@ result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const en
         return error{errc::invalid_argument, "enet_options::max_peers must be 1.." +
                                                  std::to_string(ENET_PROTOCOL_MAXIMUM_PEER_ID) + ", not " +
                                                  std::to_string(options.max_peers)};
+    if (options.free_slot_reserve >= options.max_peers)
+        return error{errc::invalid_argument, "enet_options::free_slot_reserve (" +
+                                                 std::to_string(options.free_slot_reserve) +
+                                                 ") must be less than max_peers (" + std::to_string(options.max_peers) +
+                                                 ")"};
     if (!acquire_enet()) return error{errc::io, "enet_initialize failed"};
     ENetAddress address{};
     address.host = ENET_HOST_ANY;
@@ -288,6 +348,10 @@ result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const en
     }
     host->maximumPacketSize = options.max_packet_bytes;
     host->maximumWaitingData = options.max_waiting_bytes;
+    // ENet counts a host's slots in any state when a CONNECT arrives and ignores it beyond this,
+    // before allocating a slot or answering (enet_protocol_handle_connect).
+    if (options.max_peers_per_address != 0)
+        host->duplicatePeers = std::min<std::size_t>(options.max_peers_per_address, ENET_PROTOCOL_MAXIMUM_PEER_ID);
     return std::unique_ptr<transport>(new enet_transport(host, true, options));
 }
 

@@ -2,9 +2,11 @@
 
 #include <common/test_game.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -31,9 +33,12 @@ struct recorder final : transport_handler {
     std::vector<peer_id> connects;
     std::vector<peer_id> disconnects;
     std::vector<std::pair<std::string, std::string>> refusals; // address, reason
+    std::vector<std::string> received;                         // packets, as text
     void on_connect(peer_id p) override { connects.push_back(p); }
     void on_disconnect(peer_id p) override { disconnects.push_back(p); }
-    void on_receive(peer_id, wire::channel, std::span<const std::byte>) override {}
+    void on_receive(peer_id, wire::channel, std::span<const std::byte> data) override {
+        received.emplace_back(reinterpret_cast<const char *>(data.data()), data.size());
+    }
     void on_refused(const std::string &address, const std::string &reason) override {
         refusals.emplace_back(address, reason);
     }
@@ -138,6 +143,12 @@ TEST_CASE("ENet transport reports a bad bind address and an unresolvable host", 
     auto tiny = make_enet_server(0, no_room, "127.0.0.1");
     REQUIRE_FALSE(tiny.ok());
     CHECK_THAT(tiny.message(), Catch::Contains("max_peers"));
+    enet_options all_reserved; // every slot kept free: nobody could ever finish a handshake
+    all_reserved.max_peers = 4;
+    all_reserved.free_slot_reserve = 4;
+    auto reserved = make_enet_server(0, all_reserved, "127.0.0.1");
+    REQUIRE_FALSE(reserved.ok());
+    CHECK(reserved.message() == "enet_options::free_slot_reserve (4) must be less than max_peers (4)");
 }
 
 TEST_CASE("a client whose server does not exist gives up after connect_timeout_ms", "[net][enet]") {
@@ -172,7 +183,8 @@ TEST_CASE("a client whose server does not exist gives up after connect_timeout_m
 TEST_CASE("enet_options_for_match leaves room for players, spectators and handshakes", "[net][enet]") {
     const auto o = enet_options_for_match(2, 8);
     CHECK(o.max_pending == enet_options{}.max_pending);
-    CHECK(o.max_peers == 2 + 8 + o.max_pending + 4);
+    CHECK(o.free_slot_reserve == 4);
+    CHECK(o.max_peers == 2 + 8 + o.max_pending + o.free_slot_reserve);
     CHECK(enet_options_for_match(4000, 100).max_peers == 4095); // ENet's peer-ID limit
     CHECK(enet_options_for_match(~std::size_t{0}, ~std::size_t{0}).max_peers == 4095);
     auto server = make_enet_server(0, enet_options_for_match(4000, 4000), "127.0.0.1");
@@ -199,7 +211,10 @@ TEST_CASE("60 half-open ENet connections from 60 addresses do not lock out a new
         player->poll(now, on_player);
         (*server)->poll(now, on_server);
         if (player_in_ms == 0 && !on_player.connects.empty()) player_in_ms = std::max<std::uint64_t>(1, now - start);
-        if (server_in_ms == 0 && !on_server.connects.empty()) server_in_ms = std::max<std::uint64_t>(1, now - start);
+        if (server_in_ms == 0 && !on_server.connects.empty()) {
+            server_in_ms = std::max<std::uint64_t>(1, now - start);
+            (*server)->admit(on_server.connects[0]); // as the session does on its hello
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     INFO("player connected after " << player_in_ms << " ms, server saw it after " << server_in_ms << " ms");
@@ -216,7 +231,7 @@ TEST_CASE("60 half-open ENet connections from 60 addresses do not lock out a new
     const auto later = wall_ms() + options.handshake_timeout_ms;
     for (int i = 0; i < 3; ++i) (*server)->poll(later, on_server);
     std::set<std::string> refused_hosts;
-    std::size_t oldest_dropped = 0, timed_out = 0;
+    std::size_t oldest_dropped = 0, timed_out = 0, reserve_dropped = 0;
     for (const auto &[address, reason] : on_server.refusals) {
         const std::string ip = address.substr(0, address.find(':'));
         CHECK(starts_with(ip, "127.0.0."));
@@ -226,19 +241,22 @@ TEST_CASE("60 half-open ENet connections from 60 addresses do not lock out a new
         refused_hosts.insert(ip);
         oldest_dropped += reason == "more than 16 connections mid-handshake (oldest dropped)" ? 1u : 0u;
         timed_out += reason == "ENet handshake not completed within 2000 ms" ? 1u : 0u;
+        reserve_dropped += reason == "fewer than 4 free slots (oldest connection mid-handshake dropped)" ? 1u : 0u;
     }
     CHECK(refused_hosts.size() == on_server.refusals.size());
     CHECK(on_server.refusals.size() >= options.max_peers);
-    CHECK(oldest_dropped + timed_out == on_server.refusals.size());
+    CHECK(oldest_dropped + timed_out + reserve_dropped == on_server.refusals.size());
     CHECK(oldest_dropped > 0);
     CHECK(timed_out > 0);
+    CHECK(reserve_dropped >= options.free_slot_reserve); // the flood filled the table at once
     CHECK(on_server.disconnects.empty());
     CHECK(on_server.connects.size() == 1);
 }
 
 TEST_CASE("half-open peers are reset after handshake_timeout_ms", "[net][enet]") {
     enet_options options;
-    options.max_peers = 4; // the half-open peers fill the whole table
+    options.max_peers = 4;         // the half-open peers fill the whole table
+    options.free_slot_reserve = 0; // and stay: the deadline alone frees them
     auto server = make_enet_server(0, options, "127.0.0.1");
     REQUIRE(server.ok());
     const auto port = (*server)->local_port();
@@ -295,21 +313,170 @@ TEST_CASE("one address gets at most max_peers_per_address connections", "[net][e
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     };
     auto start = wall_ms();
-    while (on_server.connects.size() + on_server.refusals.size() < 12 && wall_ms() - start < give_up_ms) pump();
-    CHECK(on_server.connects.size() == 8);
-    REQUIRE(on_server.refusals.size() == 4);
-    for (const auto &[address, reason] : on_server.refusals) {
-        CHECK(starts_with(address, "127.0.0.3:"));
-        CHECK(reason == "more than 8 connections from 127.0.0.3");
-    }
+    while (on_server.connects.size() < 8 && wall_ms() - start < give_up_ms) pump();
+    REQUIRE(on_server.connects.size() == 8);
     for (const auto id : on_server.connects) CHECK(starts_with((*server)->peer_address(id), "127.0.0.3:"));
 
-    // Another address is not affected.
+    // Another address is not affected. It connects after all twelve CONNECTs from 127.0.0.3 were
+    // answered or ignored: a slot allocated and reset afterwards would have answered its client.
     clients.push_back(client_from("127.0.0.4", port));
     start = wall_ms();
     while (on_server.connects.size() < 9 && wall_ms() - start < give_up_ms) pump();
     REQUIRE(on_server.connects.size() == 9);
     CHECK(starts_with((*server)->peer_address(on_server.connects[8]), "127.0.0.4:"));
     CHECK(on_client.back().connects.size() == 1);
-    CHECK(on_server.refusals.size() == 4);
+    // ENet ignored the four extra CONNECTs before allocating a slot (ENetHost::duplicatePeers):
+    // their clients never heard back, and the server had nothing to reset or report.
+    const auto answered = std::count_if(on_client.begin(), on_client.end() - 1,
+                                        [](const recorder &r) { return !r.connects.empty(); });
+    CHECK(answered == 8);
+    CHECK(on_server.refusals.empty());
+    CHECK(on_server.disconnects.empty());
+}
+
+namespace {
+// Connects @p client fully (both ends see the connection), polling the server at @p server_now;
+// returns the server's peer_id for it.
+peer_id join(transport &server, recorder &on_server, std::uint64_t server_now, transport &client,
+             recorder &on_client) {
+    const std::size_t before = on_server.connects.size();
+    const auto start = wall_ms();
+    while ((on_client.connects.empty() || on_server.connects.size() == before) && wall_ms() - start < give_up_ms) {
+        client.poll(wall_ms(), on_client);
+        server.poll(server_now, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(on_client.connects.size() == 1);
+    REQUIRE(on_server.connects.size() == before + 1);
+    return on_server.connects.back();
+}
+} // namespace
+
+TEST_CASE("connected ENet peers the session never admits are pending: past max_pending the oldest are dropped",
+          "[net][enet]") {
+    // Peers that complete ENet's handshake but never a retcon hello hold slots until the session's
+    // hello deadline: they count against max_pending like half-open ones.
+    enet_options options;
+    options.max_peers = 16;
+    options.max_pending = 4;
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    constexpr std::uint64_t t0 = 1000; // injected server time
+    recorder on_server;
+    std::vector<std::unique_ptr<transport>> clients;
+    std::vector<recorder> on_client(7);
+    std::vector<peer_id> ids;
+    for (std::size_t i = 0; i < 7; ++i) { // one at a time: client i is first seen at t0 + i
+        clients.push_back(client_from("127.0.0." + std::to_string(30 + i), port));
+        ids.push_back(join(**server, on_server, t0 + i, *clients[i], on_client[i]));
+        if (i == 0) (*server)->admit(ids[0]); // the oldest is a player: never dropped
+    }
+    // Six pending, all younger than 250 ms: none dropped yet.
+    (*server)->poll(t0 + 1 + 249, on_server);
+    CHECK(on_server.disconnects.empty());
+    // All six older than 250 ms: the two oldest beyond max_pending go, reported as disconnects
+    // (the session knows them), not as refusals.
+    (*server)->poll(t0 + 6 + 250, on_server);
+    CHECK(on_server.disconnects == std::vector<peer_id>{ids[1], ids[2]});
+    CHECK(on_server.refusals.empty());
+    CHECK((*server)->peer_address(ids[1]).empty());
+    CHECK((*server)->peer_address(ids[2]).empty());
+    for (const std::size_t i : {0u, 3u, 4u, 5u, 6u})
+        CHECK(starts_with((*server)->peer_address(ids[i]), "127.0.0." + std::to_string(30 + i) + ":"));
+    // Connected ones are left to the session's hello deadline, not ENet's handshake deadline:
+    // much later the four within the cap and the admitted one are all still there.
+    (*server)->poll(t0 + 10 * options.handshake_timeout_ms, on_server);
+    CHECK(on_server.disconnects.size() == 2);
+    for (const std::size_t i : {0u, 3u, 4u, 5u, 6u}) CHECK_FALSE((*server)->peer_address(ids[i]).empty());
+    // The dropped ones were told (their address answered ENet's handshake): they see a disconnect.
+    const auto start = wall_ms();
+    while ((on_client[1].disconnects.empty() || on_client[2].disconnects.empty()) && wall_ms() - start < give_up_ms) {
+        for (std::size_t i = 0; i < clients.size(); ++i) clients[i]->poll(wall_ms(), on_client[i]);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(on_client[1].disconnects.size() == 1);
+    CHECK(on_client[2].disconnects.size() == 1);
+    CHECK(on_client[0].disconnects.empty());
+}
+
+TEST_CASE("an ENet peer the server disconnects whose remote never answers frees its slot 1000 ms later", "[net][enet]") {
+    enet_options options;
+    options.max_peers = 1; // the silent peer's slot is the only one
+    options.free_slot_reserve = 0;
+    options.timeout_min_ms = options.timeout_max_ms = 30000; // ENet alone would hold it for 30 s
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    constexpr std::uint64_t t1 = 5000; // injected server time
+    recorder on_server;
+    auto silent = client_from("127.0.0.40", port);
+    recorder on_silent;
+    const peer_id gone = join(**server, on_server, t1, *silent, on_silent);
+    (*server)->admit(gone);
+    // The session kicks it; its remote is never serviced again, so it never acknowledges.
+    (*server)->disconnect(gone);
+    for (int i = 0; i < 20; ++i) {
+        (*server)->poll(t1 + 999, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK_FALSE((*server)->peer_address(gone).empty()); // still closing
+    (*server)->poll(t1 + 1000, on_server);
+    CHECK((*server)->peer_address(gone).empty());
+    CHECK(on_server.disconnects.empty()); // the session forgot it when it called disconnect
+    CHECK(on_server.refusals.empty());
+
+    // The slot is free: a newcomer gets in.
+    auto newcomer = client_from("127.0.0.41", port);
+    recorder on_newcomer;
+    const peer_id next = join(**server, on_server, t1 + 1000, *newcomer, on_newcomer);
+    CHECK(starts_with((*server)->peer_address(next), "127.0.0.41:"));
+    // A remote that does answer gets what was sent before the disconnect, then the disconnect.
+    const std::string bye = "bye";
+    (*server)->send(next, wire::channel::control, std::as_bytes(std::span{bye.data(), bye.size()}));
+    (*server)->disconnect(next);
+    const auto start = wall_ms();
+    while (on_newcomer.disconnects.empty() && wall_ms() - start < give_up_ms) {
+        newcomer->poll(wall_ms(), on_newcomer);
+        (*server)->poll(t1 + 1000, on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(on_newcomer.received == std::vector<std::string>{"bye"});
+    CHECK(on_newcomer.disconnects.size() == 1);
+}
+
+TEST_CASE("when fewer than free_slot_reserve ENet slots are free, the oldest pending peers go however young",
+          "[net][enet]") {
+    enet_options options;
+    options.max_peers = 8; // free_slot_reserve 4: at most 4 busy slots without culling
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    const auto port = (*server)->local_port();
+    constexpr std::uint64_t t0 = 1000; // injected server time
+    recorder on_server;
+    auto player = client_from("127.0.0.50", port);
+    recorder on_player;
+    const peer_id admitted = join(**server, on_server, t0, *player, on_player);
+    (*server)->admit(admitted); // the oldest of all, but a player: never dropped
+    const auto serve = [&](std::uint64_t now) {
+        for (int i = 0; i < 20; ++i) {
+            (*server)->poll(now, on_server);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    };
+    std::vector<std::unique_ptr<transport>> flood;
+    for (int i = 51; i < 54; ++i) flood.push_back(half_open_client("127.0.0." + std::to_string(i), port));
+    serve(t0); // 4 busy, 4 free: nothing to do
+    CHECK(on_server.refusals.empty());
+    for (int i = 54; i < 56; ++i) flood.push_back(half_open_client("127.0.0." + std::to_string(i), port));
+    serve(t0 + 10); // 6 busy, 2 free: the two oldest pending go, 10 ms old (well within the 250 ms grace)
+    REQUIRE(on_server.refusals.size() == 2);
+    std::set<std::string> hosts;
+    for (const auto &[address, reason] : on_server.refusals) {
+        hosts.insert(address.substr(0, address.find(':')));
+        CHECK(reason == "fewer than 4 free slots (oldest connection mid-handshake dropped)");
+    }
+    CHECK(hosts == std::set<std::string>{"127.0.0.51", "127.0.0.52"});
+    CHECK(on_server.disconnects.empty());
+    CHECK(starts_with((*server)->peer_address(admitted), "127.0.0.50:"));
 }

@@ -28,9 +28,10 @@ public:
     /// @brief A packet arrived; @p data is valid only during the call.
     virtual void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) = 0;
     /// @brief The transport turned away a connection that never became a peer (server side:
-    /// a half-open ENet handshake, too many handshakes at once, too many connections from one
-    /// address). Receives the remote end as "HOST:PORT" and a short reason for the log; called
-    /// once per refusal, and no on_connect or on_disconnect follows for that connection.
+    /// a half-open ENet handshake, too many connections mid-handshake). Receives the remote end
+    /// as "HOST:PORT" and a short reason for the log; called once per refusal, and no on_connect
+    /// or on_disconnect follows for that connection. A connection the transport drops after
+    /// on_connect (still pending: see transport::admit) is reported through on_disconnect instead.
     virtual void on_refused(const std::string & /*address*/, const std::string & /*reason*/) {}
 };
 
@@ -54,6 +55,12 @@ public:
     virtual void send(peer_id peer, wire::channel ch, std::span<const std::byte> data) = 0;
     /// @brief Ends a connection (the peer sees a disconnect).
     virtual void disconnect(peer_id peer) = 0;
+    /// @brief The session accepted this connection's handshake (a player or spectator);
+    /// connections not admitted are pending. A server transport may drop pending connections to
+    /// keep room for newcomers (ENet: enet_options::max_pending, free_slot_reserve), reporting
+    /// each through transport_handler::on_disconnect; admitted ones it never drops. Unknown peers
+    /// are ignored; transports without such limits ignore the call.
+    virtual void admit(peer_id) {}
     /// @brief Delivers what has arrived by @p now_ms to @p handler.
     virtual void poll(std::uint64_t now_ms, transport_handler &handler) = 0;
     /// @brief Pushes queued packets onto the wire.
@@ -74,13 +81,32 @@ public:
  * @brief ENet settings (defaults follow docs/net.md).
  *
  * A server's ENet peer table (`max_peers`) holds every connection in any state, including ones
- * still mid-handshake. Left alone, ENet keeps a half-open connection (the remote sent CONNECT
- * and never answered) for about 30 s, so a few dozen of them lock every player out. The server
- * transport therefore bounds them: each connection must complete the handshake within
- * `handshake_timeout_ms` of being first seen, at most `max_pending` may be mid-handshake at once
- * (the oldest go first), and one IP address holds at most `max_peers_per_address` slots. Each
- * refusal frees the slot silently (`enet_peer_reset`) and reaches transport_handler::on_refused.
- * Deadlines count the `now_ms` given to `poll`, not ENet's clock. See docs/net.md, "Security model".
+ * still mid-handshake and ones being closed. Left alone, ENet keeps a half-open connection (the
+ * remote sent CONNECT and never answered) for about 30 s, so a few dozen of them lock every
+ * player out. The server transport therefore bounds what it holds for connections that are not
+ * (or no longer) players or spectators:
+ * - A connection is *pending* from the moment the transport first sees it until the session
+ *   calls transport::admit, whether or not its ENet handshake has completed (a connection that
+ *   completed it but never sends a valid hello is pending until the session's hello deadline
+ *   drops it). Pending connections share one cap, `max_pending`, the oldest going first.
+ * - A connection must complete ENet's handshake within `handshake_timeout_ms` of being first seen.
+ * - When fewer than `free_slot_reserve` slots are free, pending connections are dropped
+ *   oldest-first, however young, until the reserve is back or none are left.
+ * - A connection the session closed (transport::disconnect) that is still not closed 1000 ms
+ *   later (its remote does not acknowledge) is reset: ENet alone would hold it for 1-5 s.
+ * - One IP address holds at most `max_peers_per_address` slots: ENet refuses more before it
+ *   allocates a slot (`ENetHost::duplicatePeers`), silently (no on_refused).
+ * A dropped connection that never reached on_connect is reset silently and reported through
+ * transport_handler::on_refused; one that did is disconnected and reported through
+ * transport_handler::on_disconnect. Admitted connections are never dropped (only closed when the
+ * session says so). Deadlines count the `now_ms` given to `poll`, not ENet's clock.
+ *
+ * What remains: ENet's handshake has no cookies, so a CONNECT needs no return path and can be
+ * sent from spoofed addresses. A fast CONNECT flood still delays newcomers (each must win one of
+ * the free slots and finish its handshake before the flood makes it the oldest pending
+ * connection), and a flood that turns over all pending slots within a newcomer's handshake
+ * (about two round trips) keeps newcomers out for as long as it lasts. Admitted players and
+ * spectators keep their slots. See docs/net.md, "Security model".
  */
 struct enet_options {
     std::size_t max_peers = 32; ///< server: ENet peer slots, in any state (see enet_options_for_match)
@@ -91,12 +117,16 @@ struct enet_options {
     /// @brief Server: a connection whose ENet handshake has not completed (no on_connect yet)
     /// this long after the transport first saw it is reset (2000; 0 = no deadline).
     std::uint32_t handshake_timeout_ms = 2000;
-    /// @brief Server: at most this many connections mid-handshake for over 250 ms; beyond it the
-    /// oldest are reset, since a legitimate handshake completes within one round trip (16; 0 =
-    /// no cap). Younger handshakes are left alone, so a burst of honest clients gets in.
+    /// @brief Server: at most this many pending connections (not admitted) older than 250 ms;
+    /// beyond it the oldest are dropped, since a legitimate handshake completes within a round
+    /// trip or two (16; 0 = no cap). Younger ones are left to `free_slot_reserve`, so a burst of
+    /// honest clients gets in.
     std::size_t max_pending = 16;
-    /// @brief Server: connections in any state from one IP address (any port); a newly seen one
-    /// beyond this is reset at once (8; 0 = no cap).
+    /// @brief Server: when fewer ENet slots than this are free, pending connections are dropped
+    /// oldest-first regardless of age (4; 0 = off). Must be less than `max_peers`.
+    std::size_t free_slot_reserve = 4;
+    /// @brief Server: connections in any state from one IP address (any port); ENet ignores a
+    /// CONNECT beyond this before allocating a slot (8; 0 = no cap).
     std::size_t max_peers_per_address = 8;
     /// @brief Client: the local address to send from (empty: any). Lets loopback tests use
     /// 127.0.0.2, 127.0.0.3, ... as distinct sources. A server takes its address as a parameter
@@ -106,17 +136,18 @@ struct enet_options {
 
 /**
  * @brief The default options with `max_peers` sized for a match: @p players + @p spectators +
- * `max_pending` + 4 spare slots, at most ENet's peer-ID limit (4095).
+ * `max_pending` + `free_slot_reserve`, at most ENet's peer-ID limit (4095).
  *
- * A player's slot must never be taken by spectators or by half-open connections
- * (docs/net.md, "Security model"): the session caps spectators, this transport caps connections
- * mid-handshake at `max_pending`, and the table has room for all of them at once plus headroom for
- * slots that are freed by a disconnect but not yet reused.
+ * A player's slot must never be taken by spectators or by pending connections
+ * (docs/net.md, "Security model"): the session caps spectators, this transport caps pending
+ * connections at `max_pending`, and the table has room for all of them at once plus the free
+ * reserve, where newcomers and slots not yet reusable after a disconnect fit.
  */
 [[nodiscard]] enet_options enet_options_for_match(std::size_t players, std::size_t spectators);
 
 /// @brief A server transport listening on @p port (0.0.0.0 or @p bind_host); port 0 picks a free
-/// port, reported by `local_port()`.
+/// port, reported by `local_port()`. Errors: `max_peers` outside 1..4095, `free_slot_reserve` not
+/// below `max_peers`, an unresolvable @p bind_host, a port in use.
 result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const enet_options &options = {},
                                                     const std::string &bind_host = "");
 
