@@ -185,7 +185,16 @@ struct server_session::impl final : transport_handler {
         return s;
     }
 
-    void on_disconnect(peer_id peer) override { drop(peer, "connection closed", false); }
+    void on_disconnect(peer_id peer) override {
+        // Before its hello a connection is nobody yet: its end (the transport culling pending
+        // connections, or the remote giving up) is a rate-limited refusal, not an event each.
+        if (const auto it = conns.find(peer); it != conns.end() && !it->second.active) {
+            refused(it->second.address, "connection closed before its hello");
+            conns.erase(it);
+            return;
+        }
+        drop(peer, "connection closed", false);
+    }
 
     void drop(peer_id peer, const std::string &why, bool kick) {
         const auto it = conns.find(peer);
@@ -294,6 +303,7 @@ struct server_session::impl final : transport_handler {
         }
         c.active = true;
         c.slot = slot;
+        net.admit(c.peer); // no longer pending: the transport's culling never touches it
         wire::welcome_msg m;
         m.max_players = static_cast<std::uint8_t>(players);
         m.tick_hz = cfg.tick_hz;

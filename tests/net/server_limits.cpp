@@ -457,6 +457,11 @@ TEST_CASE("over ENet: with 60 half-open connections and 40 idle spectators held 
     CHECK(returning.s->slot() == 0);
     CHECK(newcomer.s->slot() == 1);
     CHECK(server.players() == 2);
+    // Admitted connections are never culled as pending, however the table fills.
+    run_until([] { return false; }, 600);
+    CHECK(all_watching());
+    CHECK(newcomer.s->state() == client_state::running);
+    CHECK(returning.s->state() == client_state::running);
 }
 
 TEST_CASE("an honest client that desyncs once through a slow snapshot counts one verified desync and no unverified one",
@@ -608,4 +613,18 @@ TEST_CASE("server_options with a zero deadline are misuse, not a server that dro
         zero(o);
         CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o), Catch::Contains(field));
     }
+}
+
+TEST_CASE("a connection that closes before its hello is a rate-limited refusal, not a disconnected event",
+          "[net][hostile][limits]") {
+    // Pending connections culled by the transport (or giving up) come and go by the thousand
+    // under a flood; before, each one was a `disconnected` event.
+    sim_match m{63, 2};
+    raw_peer p{m};
+    std::vector<raw_peer *> raw{&p};
+    run_with(m, raw, 100);
+    p.t.disconnect(0);
+    run_with(m, raw, 100);
+    CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
+    CHECK(count_containing(m.server_events, session_event_kind::connection_refused, "connection closed before its hello") == 1);
 }
