@@ -83,6 +83,8 @@ struct server_session::impl final : transport_handler {
     // A slot's upload quota and false claims outlive its connections: reconnecting with the
     // token does not reset them (a new player in the slot starts from zero).
     std::vector<std::uint32_t> slot_uploads, slot_false_claims;
+    std::vector<std::uint64_t> slot_left_at; // order in which slots were abandoned (slot_departures)
+    std::uint64_t slot_departures = 0;
     std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
     std::vector<std::byte> last_input;
     internal::frame_ring history;
@@ -121,6 +123,7 @@ struct server_session::impl final : transport_handler {
         slot_token.assign(players, reconnect_token{});
         slot_uploads.assign(players, 0);
         slot_false_claims.assign(players, 0);
+        slot_left_at.assign(players, 0);
         if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
@@ -204,6 +207,7 @@ struct server_session::impl final : transport_handler {
             slot_owner[static_cast<std::size_t>(c.slot)] = no_peer;
             slot_uploads[static_cast<std::size_t>(c.slot)] = c.uploads;
             slot_false_claims[static_cast<std::size_t>(c.slot)] = c.false_claims;
+            slot_left_at[static_cast<std::size_t>(c.slot)] = ++slot_departures;
             emit(session_event_kind::player_left, next_frame, c.slot, why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
@@ -296,8 +300,12 @@ struct server_session::impl final : transport_handler {
             } else {
                 for (std::size_t s = 0; s < players && slot < 0; ++s)
                     if (slot_owner[s] == no_peer && slot_token[s].empty()) slot = static_cast<int>(s);
-                for (std::size_t s = 0; s < players && slot < 0; ++s) // reuse an abandoned slot
-                    if (slot_owner[s] == no_peer) slot = static_cast<int>(s);
+                // Else the slot abandoned longest ago: its player is the least likely to return
+                // with its token (which the new player's fresh token then invalidates).
+                const bool never_used_found = slot >= 0;
+                for (std::size_t s = 0; s < players && !never_used_found; ++s)
+                    if (slot_owner[s] == no_peer && (slot < 0 || slot_left_at[s] < slot_left_at[static_cast<std::size_t>(slot)]))
+                        slot = static_cast<int>(s);
                 if (slot < 0) return reject(c, wire::reject_reason::full, "the match is full");
             }
         }

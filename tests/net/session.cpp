@@ -619,3 +619,36 @@ TEST_CASE("desync forensic files are named by the frame whose state they hold", 
     CHECK(files == 2);
     fs::remove_all(dir);
 }
+
+TEST_CASE("a new player takes the slot abandoned longest ago, so a player who left last can still return",
+          "[net][session]") {
+    // Before, a new player took the lowest-numbered abandoned slot, whatever its player was
+    // doing: a player slow to come back (past disconnect_ms) found its slot taken and its token
+    // unknown.
+    sim_match m{14, 3};
+    const link_conditions link{20, 0, 0.0};
+    auto &a = m.add_client(link, link);
+    m.run(1000);
+    m.add_client(link, link);
+    m.run(1000);
+    auto &c = m.add_client(link, link);
+    m.run(1500);
+    REQUIRE(a.session->slot() == 0);
+    REQUIRE(c.session->slot() == 2);
+    c.session->leave(); // slot 2 abandoned first ...
+    c.active = false;
+    m.run(500);
+    client_options back;
+    back.reconnect_token = a.session->reconnect_token();
+    a.session->leave(); // ... slot 0 last
+    a.active = false;
+    m.run(500);
+    auto &newcomer = m.add_client(link, link);
+    m.run(1500);
+    REQUIRE(newcomer.session->state() == client_state::running);
+    CHECK(newcomer.session->slot() == 2);
+    auto &returning = m.add_client(link, link, back);
+    m.run(1500);
+    REQUIRE(returning.session->state() == client_state::running);
+    CHECK(returning.session->slot() == 0);
+}
