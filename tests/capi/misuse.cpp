@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/temp_dir.hpp"
+#include "test_types.hpp"
 
 using Catch::Matchers::Contains;
 
@@ -78,32 +79,12 @@ std::string text_of(const char *message) { return message ? std::string{message}
 
 // ------------------------------------------------------------------ the schema used throughout
 
-struct pos {
-    float x;
-    float y;
-};
-struct counter {
-    std::uint32_t id;
-    std::uint32_t pad;
-    std::uint64_t total;
-};
-struct vel {
-    float dx;
-    float dy;
-};
-struct clock_res {
-    std::uint64_t ticks;
-};
+using namespace retcon::capi_test;
+
 struct other_res {
     std::int32_t value;
 };
 
-// RC_FIELD in C++ uses static_cast: these tables build under -Wold-style-cast -Werror.
-const rc_field pos_fields[] = {RC_FIELD(pos, x, RC_F32), RC_FIELD(pos, y, RC_F32)};
-const rc_field counter_fields[] = {RC_FIELD(counter, id, RC_U32), RC_FIELD(counter, pad, RC_U32),
-                                   RC_FIELD(counter, total, RC_U64)};
-const rc_field vel_fields[] = {RC_FIELD(vel, dx, RC_F32), RC_FIELD(vel, dy, RC_F32)};
-const rc_field clock_fields[] = {RC_FIELD(clock_res, ticks, RC_U64)};
 const rc_field other_fields[] = {RC_FIELD(other_res, value, RC_I32)};
 
 rc_type_desc desc(const char *name, std::uint32_t size, const rc_field *fields, std::uint32_t count) {

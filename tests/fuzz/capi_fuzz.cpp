@@ -16,6 +16,8 @@
 #include <set>
 #include <vector>
 
+#include "capi/test_types.hpp"
+
 namespace {
 
 #define FUZZ_ASSERT(cond)                                                                                             \
@@ -23,22 +25,7 @@ namespace {
         if (!(cond)) __builtin_trap();                                                                                \
     } while (0)
 
-struct pos {
-    float x;
-    float y;
-};
-struct counter {
-    std::uint32_t id;
-    std::uint32_t pad;
-    std::uint64_t total;
-};
-struct vel {
-    float dx;
-    float dy;
-};
-struct clock_res {
-    std::uint64_t ticks;
-};
+using namespace retcon::capi_test;
 
 constexpr std::uint32_t component_count = 4; // pos, counter, frozen (tag), vel
 constexpr std::size_t component_size[component_count] = {sizeof(pos), sizeof(counter), 0, sizeof(vel)};
@@ -49,10 +36,6 @@ const rc_schema *fixed_schema() {
     static rc_schema *schema = [] {
         rc_schema *s = nullptr;
         FUZZ_ASSERT(rc_schema_create(&s) == RC_OK);
-        const rc_field pos_fields[] = {{"x", 0, 4, RC_F32, 0}, {"y", 4, 4, RC_F32, 0}};
-        const rc_field counter_fields[] = {{"id", 0, 4, RC_U32, 0}, {"pad", 4, 4, RC_U32, 0}, {"total", 8, 8, RC_U64, 0}};
-        const rc_field vel_fields[] = {{"dx", 0, 4, RC_F32, 0}, {"dy", 4, 4, RC_F32, 0}};
-        const rc_field clock_fields[] = {{"ticks", 0, 8, RC_U64, 0}};
         const rc_type_desc types[] = {
             {sizeof(rc_type_desc), "pos", sizeof(pos), pos_fields, 2},
             {sizeof(rc_type_desc), "counter", sizeof(counter), counter_fields, 3},

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bytes.hpp"
 #include "common/components.hpp"
 #include "common/temp_dir.hpp"
 #include "common/world_gen.hpp"
@@ -63,16 +64,6 @@ constexpr std::uint32_t replay_frames = 64;
 
 // ------------------------------------------------------------------ damage
 
-template<class T>
-T get(const std::vector<std::byte> &b, std::size_t off) {
-    T v;
-    std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
-template<class T>
-void put(std::vector<std::byte> &b, std::size_t off, T v) {
-    std::memcpy(b.data() + off, &v, sizeof v);
-}
 void reseal_snapshot(std::vector<std::byte> &b) {
     const auto schema_size = get<std::uint32_t>(b, 24);
     std::vector<std::byte> covered(b.begin(), b.begin() + 56);

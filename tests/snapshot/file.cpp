@@ -13,6 +13,7 @@
 
 #include <sys/resource.h>
 
+#include "common/bytes.hpp"
 #include "common/components.hpp"
 #include "common/temp_dir.hpp"
 #include "common/world_gen.hpp"
@@ -30,16 +31,6 @@ constexpr std::size_t off_compressed_size = 40;
 constexpr std::size_t off_image_checksum = 48;
 constexpr std::size_t off_header_checksum = 56;
 
-template<class T>
-T get(const std::vector<std::byte> &b, std::size_t off) {
-    T v;
-    std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
-template<class T>
-void put(std::vector<std::byte> &b, std::size_t off, T v) {
-    std::memcpy(b.data() + off, &v, sizeof v);
-}
 
 /// Recomputes the header checksum (first 56 bytes + schema block), as a forger would.
 void reseal(std::vector<std::byte> &b) {

@@ -19,6 +19,7 @@
 
 #include <sys/resource.h>
 
+#include "common/bytes.hpp"
 #include "common/components.hpp"
 #include "common/misuse.hpp"
 #include "common/temp_dir.hpp"
@@ -635,16 +636,6 @@ namespace {
 namespace forge {
 
 template<class T>
-T get(const std::vector<std::byte> &b, std::size_t off) {
-    T v;
-    std::memcpy(&v, b.data() + off, sizeof v);
-    return v;
-}
-template<class T>
-void put(std::vector<std::byte> &b, std::size_t off, T v) {
-    std::memcpy(b.data() + off, &v, sizeof v);
-}
-template<class T>
 void append(std::vector<std::byte> &b, T v) {
     b.resize(b.size() + sizeof v);
     put(b, b.size() - sizeof v, v);
@@ -925,7 +916,7 @@ TEST_CASE("verify fails if it re-simulated nothing of a replay that holds frames
     // Frames before the forged chunk are verified; that the file is incomplete is the reader's
     // to say (complete() == false), as `retcon check` reports it.
     auto rest_hidden = bytes;
-    const std::size_t second_frames = first_frames + 40u + forge::get<std::uint32_t>(bytes, first_frames + 20);
+    const std::size_t second_frames = first_frames + 40u + get<std::uint32_t>(bytes, first_frames + 20);
     forge::inflate_stored(rest_hidden, second_frames);
     auto partial = replay_reader::parse(rest_hidden, "partial.rcr");
     REQUIRE(partial.ok());
@@ -976,7 +967,7 @@ TEST_CASE("verify decodes and checks every keyframe, as check() does", "[snapsho
             });
         };
         at(40)->raw = at(30)->raw; // the state of frame 30, labelled frame 40
-        forge::put(at(40)->raw, offsetof(image_header, frame), std::uint64_t{40});
+        put(at(40)->raw, offsetof(image_header, frame), std::uint64_t{40});
         auto r = replay_reader::parse(forge::assemble(f), "swapped.rcr");
         REQUIRE(r.ok());
         CHECK(r->check().code() == errc::checksum);
