@@ -40,17 +40,11 @@ void release_enet() {
     if (--init_count == 0) enet_deinitialize();
 }
 
-// The numeric IP of @p address; empty if ENet cannot format it.
-std::string host_ip(const ENetAddress &address) {
-    std::array<char, 64> ip{};
-    if (enet_address_get_host_ip(&address, ip.data(), ip.size()) != 0) return {};
-    return std::string(ip.data());
-}
-
 // "HOST:PORT"; empty if ENet cannot format the host.
 std::string address_text(const ENetAddress &address) {
-    const std::string ip = host_ip(address);
-    return ip.empty() ? ip : ip + ":" + std::to_string(address.port);
+    std::array<char, 64> ip{};
+    if (enet_address_get_host_ip(&address, ip.data(), ip.size()) != 0) return {};
+    return std::string(ip.data()) + ":" + std::to_string(address.port);
 }
 
 class enet_transport final : public transport {
