@@ -5,11 +5,19 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
+
+#ifndef _WIN32
+#include <poll.h>
+#include <time.h>
+#endif
 
 namespace retcon {
 
@@ -146,6 +154,32 @@ public:
     }
 
     void flush() override { enet_host_flush(host_); }
+
+    // ppoll(2), not enet_socket_wait: ENet's wait counts whole milliseconds, too coarse for a
+    // loop that sleeps until the next tick's deadline.
+    bool wait(std::chrono::microseconds timeout) override {
+        const long long us = std::max<long long>(timeout.count(), 0);
+#ifndef _WIN32
+        pollfd fd{};
+        fd.fd = host_->socket;
+        fd.events = POLLIN;
+        timespec ts{};
+        ts.tv_sec = static_cast<time_t>(us / 1000000);
+        ts.tv_nsec = static_cast<long>((us % 1000000) * 1000);
+        const int n = ppoll(&fd, 1, &ts, nullptr);
+        if (n > 0) return true;
+        if (n == 0) return false;
+        if (errno == EINTR) return true;
+        // Any other failure would return at once every time: sleep instead of spinning.
+        std::this_thread::sleep_for(std::chrono::microseconds{us});
+        return false;
+#else
+        enet_uint32 condition = ENET_SOCKET_WAIT_RECEIVE | ENET_SOCKET_WAIT_INTERRUPT;
+        const auto ms = static_cast<enet_uint32>((us + 999) / 1000);
+        if (enet_socket_wait(host_->socket, &condition, ms) != 0) return false;
+        return condition != ENET_SOCKET_WAIT_NONE;
+#endif
+    }
 
     transport_peer_stats peer_stats(peer_id id) const override {
         const auto it = peers_.find(id);

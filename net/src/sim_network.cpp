@@ -49,6 +49,8 @@ struct sim_network::impl {
             now_ = now_ms;
             net_.poll(index_, now_ms, h);
         }
+        // Virtual time: nothing arrives while the caller waits, so there is nothing to wait for.
+        bool wait(std::chrono::microseconds) override { return false; }
         std::uint64_t now_ = 0;
 
     private:

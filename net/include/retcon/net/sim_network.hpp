@@ -29,6 +29,10 @@ struct link_conditions {
  * channels may overtake each other, as they can over ENet; the unreliable channel suffers
  * every impairment.
  *
+ * Its transports' `wait` returns false at once: time is virtual (the caller advances it), so no
+ * packet can arrive while the caller blocks; a loop driven by a sim_network must not rely on
+ * `wait` to pace itself.
+ *
  * @code
  * retcon::sim_network net{42};
  * auto server = net.server();

@@ -1,11 +1,13 @@
 #ifndef RETCON_NET_TRANSPORT_HPP
 #define RETCON_NET_TRANSPORT_HPP
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 
 #include <retcon/snapshot/error.hpp>
 
@@ -65,6 +67,20 @@ public:
     virtual void poll(std::uint64_t now_ms, transport_handler &handler) = 0;
     /// @brief Pushes queued packets onto the wire.
     virtual void flush() {}
+    /**
+     * @brief Blocks until a packet may have arrived or @p timeout has passed, whichever comes
+     * first, so a loop can sleep between ticks without missing traffic.
+     * @return true when woken by readiness (poll has something, or may have) or by a signal (the
+     * caller re-checks its flags, then waits again); false when the timeout passed.
+     * The default sleeps for @p timeout and returns false. ENet waits on its socket with
+     * microsecond precision (ppoll); the simulated network returns false at once (its time is
+     * virtual: nothing arrives while the caller waits). Spurious wake-ups are allowed: the
+     * caller polls and finds nothing.
+     */
+    virtual bool wait(std::chrono::microseconds timeout) {
+        if (timeout.count() > 0) std::this_thread::sleep_for(timeout);
+        return false;
+    }
     /// @brief Link statistics for @p peer, where the transport measures them.
     [[nodiscard]] virtual transport_peer_stats peer_stats(peer_id) const { return {}; }
     /// @brief The remote end of @p peer as "HOST:PORT", for messages ("could not connect to
