@@ -147,6 +147,7 @@ struct client_session::impl final : transport_handler {
         h.spectator = opt.spectator;
         h.reconnect_token = opt.reconnect_token;
         h.name = opt.name;
+        h.join_token = opt.join_token;
         wire::encode(h, out);
         send(wire::channel::control, out);
     }

@@ -182,6 +182,10 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     w.u8(static_cast<std::uint8_t>((m.spectator ? hello_spectator : 0u) | (big_endian ? hello_big_endian : 0u)));
     w.bytes(m.reconnect_token.bytes());
     w.text8(m.name, limits::max_name);
+    // Cut to the limit like the texts (a host then refuses the cut token as malformed).
+    const auto token_size = std::min(m.join_token.size(), limits::max_join_token);
+    w.u16(static_cast<std::uint16_t>(token_size));
+    w.bytes({m.join_token.data(), token_size});
 }
 
 result<void> decode(std::span<const std::byte> in, hello_msg &m) {
@@ -200,6 +204,11 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     const auto name_at = r.offset();
     const auto name = text_bytes(r, r.u8(), limits::max_name, name_at, "player name longer than 32 bytes");
     if (!name) return name.err();
+    const auto join_at = r.offset();
+    const auto join_size = r.u16();
+    if (r.ok() && join_size > limits::max_join_token)
+        return error{errc::too_large, "join token longer than 512 bytes", join_at};
+    const auto join = r.bytes(join_size);
     if (auto e = expect_end(r); !e) return e;
     if ((flags & ~(hello_spectator | hello_big_endian)) != 0u) return error{errc::corrupt, "unknown hello flags", flags_at};
     m.version = version;
@@ -211,6 +220,7 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     m.big_endian = (flags & hello_big_endian) != 0u;
     m.reconnect_token = reconnect_token{token.first<reconnect_token::size>()};
     m.name.assign(name->data(), name->size());
+    m.join_token.assign(join.begin(), join.end());
     return {};
 }
 
@@ -280,7 +290,10 @@ result<void> decode(std::span<const std::byte> in, reject_msg &m) {
     case reject_reason::content:
     case reject_reason::full:
     case reject_reason::token:
-    case reject_reason::spectators: break;
+    case reject_reason::spectators:
+    case reject_reason::join_token:
+    case reject_reason::match:
+    case reject_reason::draining: break;
     default: return error{errc::corrupt, "unknown reject reason", 1};
     }
     m.reason = static_cast<reject_reason>(reason);

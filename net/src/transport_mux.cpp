@@ -39,7 +39,9 @@ struct transport_mux::impl final : transport_handler {
         route_transport(impl &mux, std::size_t index) : mux_{mux}, index_{index} {}
 
         void send(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
-            if (mux_.owns(index_, peer)) mux_.base->send(peer, ch, data);
+            if (!mux_.owns(index_, peer)) return;
+            bytes_out += data.size();
+            mux_.base->send(peer, ch, data);
         }
 
         void disconnect(peer_id peer) override {
@@ -100,6 +102,7 @@ struct transport_mux::impl final : transport_handler {
             e.peer = peer;
             e.offset = arena_.size();
             e.size = data.size();
+            bytes_in += data.size();
             arena_.insert(arena_.end(), data.begin(), data.end());
             queue_.push_back(e);
         }
@@ -115,7 +118,10 @@ struct transport_mux::impl final : transport_handler {
             cursor_ = 0;
         }
 
+        [[nodiscard]] bool pending() const noexcept { return cursor_ < queue_.size(); }
+
         bool live = false;
+        std::uint64_t bytes_in = 0, bytes_out = 0; // payload bytes of the route's connections
 
     private:
         impl &mux_;
@@ -182,7 +188,7 @@ struct transport_mux::impl final : transport_handler {
         return address;
     }
 
-    route_transport *live_route(std::size_t index) {
+    route_transport *live_route(std::size_t index) const {
         return index < route_list.size() && route_list[index]->live ? route_list[index].get() : nullptr;
     }
 
@@ -281,6 +287,7 @@ std::size_t transport_mux::add_route() {
     if (index == list.size()) list.push_back(std::make_unique<impl::route_transport>(*impl_, index));
     list[index]->clear();
     list[index]->live = true;
+    list[index]->bytes_in = list[index]->bytes_out = 0;
     ++impl_->live_routes;
     return index;
 }
@@ -330,5 +337,20 @@ std::size_t transport_mux::routes() const noexcept { return impl_->live_routes; 
 std::size_t transport_mux::unrouted() const noexcept { return impl_->unrouted_count; }
 
 std::uint16_t transport_mux::local_port() const { return impl_->base->local_port(); }
+
+bool transport_mux::pending(std::size_t index) const noexcept {
+    const auto *r = impl_->live_route(index);
+    return r && r->pending();
+}
+
+std::uint64_t transport_mux::bytes_in(std::size_t index) const noexcept {
+    const auto *r = impl_->live_route(index);
+    return r ? r->bytes_in : 0;
+}
+
+std::uint64_t transport_mux::bytes_out(std::size_t index) const noexcept {
+    const auto *r = impl_->live_route(index);
+    return r ? r->bytes_out : 0;
+}
 
 } // namespace retcon

@@ -43,10 +43,12 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     h.spectator = true;
     h.reconnect_token = test_token(99);
     h.name = "ada";
+    for (int i = 0; i < 300; ++i) h.join_token.push_back(static_cast<std::byte>(i * 5));
     std::vector<std::byte> out;
     encode(h, out);
     hello_msg back;
     REQUIRE(decode(out, back));
+    CHECK(back.join_token == h.join_token);
     CHECK(back.schema_hash == h.schema_hash);
     CHECK(back.input_layout_hash == 42);
     CHECK(back.content_version == 7);
@@ -60,6 +62,30 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     REQUIRE_FALSE(trailing);
     CHECK(trailing.code() == errc::corrupt);
     CHECK(trailing.err().offset == out.size() - 1);
+}
+
+TEST_CASE("hello: a join token has at most 512 bytes", "[net][protocol]") {
+    hello_msg h;
+    h.join_token.assign(limits::max_join_token, std::byte{7});
+    std::vector<std::byte> out;
+    encode(h, out);
+    hello_msg back;
+    REQUIRE(decode(out, back));
+    CHECK(back.join_token.size() == limits::max_join_token);
+    // The encoder cuts a longer token (a host then refuses it as malformed)...
+    h.join_token.push_back(std::byte{7});
+    encode(h, out);
+    REQUIRE(decode(out, back));
+    CHECK(back.join_token.size() == limits::max_join_token);
+    // ...and a decoder refuses a length above the limit, naming it, before reading the bytes.
+    const std::size_t length_at = out.size() - limits::max_join_token - 2;
+    out[length_at] = std::byte{0x01}; // 513, little-endian
+    out[length_at + 1] = std::byte{0x02};
+    const auto r = decode(out, back);
+    REQUIRE_FALSE(r);
+    CHECK(r.code() == errc::too_large);
+    CHECK(r.err().offset == length_at);
+    CHECK(std::string(r.err().what) == "join token longer than 512 bytes");
 }
 
 TEST_CASE("hello flags: bit 1 says the sender is big-endian, bits 2..7 are invalid", "[net][protocol]") {
@@ -140,8 +166,10 @@ TEST_CASE("decoders reject in one shape: a code, a static text and the byte offs
         h.name = std::string(40, 'x');
         std::vector<std::byte> raw;
         encode(h, raw);
-        raw[raw.size() - 33] = std::byte{40}; // the encoder cut it to 32: claim 40 (and append 8)
-        raw.insert(raw.end(), 8, std::byte{'x'});
+        constexpr std::size_t name_length_at = 46; // docs/protocol.md, "1 hello"
+        REQUIRE(raw[name_length_at] == std::byte{32}); // the encoder cut it to 32: claim 40 (and append 8)
+        raw[name_length_at] = std::byte{40};
+        raw.insert(raw.begin() + name_length_at + 1 + 32, 8, std::byte{'x'});
         CHECK(decode(raw, back).code() == errc::too_large);
     }
     CHECK(back.name == "untouched"); // a rejected message leaves the output alone
@@ -351,6 +379,7 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
     std::vector<std::byte> out;
     hello_msg hello;
     hello.name = std::string(32, 'n');
+    hello.join_token.assign(limits::max_join_token, std::byte{0x5a});
     encode(hello, out);
     packets.push_back(out);
     welcome_msg welcome;

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/world.hpp>
@@ -29,6 +30,10 @@ struct client_options {
     /// connection still holding the slot (docs/net.md, "Spectators, late join, reconnect").
     /// Empty: join as a new player.
     retcon::reconnect_token reconnect_token{};
+    /// @brief Admission proof from the studio's matchmaker or lobby, sent in the hello (a match
+    /// host that admits by token refuses a client without one: docs/join-tokens.md). A client
+    /// reconnecting to a host presents the same join token with its reconnect token. Empty: none.
+    std::vector<std::byte> join_token;
     /// @brief How long to wait for the server's welcome, from the first poll; then the session
     /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
     /// 0: wait for the transport to give up.

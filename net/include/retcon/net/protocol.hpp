@@ -25,10 +25,10 @@
 
 namespace retcon::wire {
 
-/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 3:
-/// reconnect tokens are 128 random bits, the welcome says whether to report checksums, and a
-/// full spectator gallery has its own reject reason (docs/protocol.md, "Changes in version 3").
-inline constexpr std::uint16_t protocol_version = 3;
+/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 4: the
+/// hello carries a join token, and a match host's refusals have reasons of their own
+/// (docs/protocol.md, "Changes in version 4").
+inline constexpr std::uint16_t protocol_version = 4;
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {
@@ -49,6 +49,7 @@ struct limits {
     static constexpr std::size_t max_name = 32;
     static constexpr std::size_t max_text = 512;
     static constexpr std::size_t max_input_delay = 60; ///< frames; bound of both welcome delays
+    static constexpr std::size_t max_join_token = 512; ///< bytes of `hello.join_token`
 };
 
 /// @brief First byte of every message.
@@ -74,6 +75,9 @@ enum class reject_reason : std::uint8_t {
     full = 6,     ///< no free player slot
     token = 7,    ///< reconnect token unknown
     spectators = 9, ///< no free spectator place (server_options::max_spectators)
+    join_token = 10, ///< join token missing, malformed, forged, expired, reused or for another fleet
+    match = 11,      ///< the token's match has ended or differs, or no match has room
+    draining = 12,   ///< the server is shutting down and admits nobody
 };
 
 /// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
@@ -91,6 +95,10 @@ struct hello_msg {
     bool big_endian = false;
     retcon::reconnect_token reconnect_token; ///< empty: a new player
     std::string name;
+    /// Admission proof from a matchmaker, opaque to the protocol (a match host verifies it:
+    /// docs/join-tokens.md); empty where the server admits anyone. At most
+    /// limits::max_join_token bytes.
+    std::vector<std::byte> join_token;
 };
 
 /// @brief Server → client, reliable: accepted, and the match settings the client adopts; a

@@ -139,6 +139,13 @@ public:
     [[nodiscard]] std::size_t unrouted() const noexcept;
     /// @brief The base's local port.
     [[nodiscard]] std::uint16_t local_port() const;
+    /// @brief True when route @p index has events its next poll will deliver (a host polls a
+    /// session only then, or when it is due to tick); false for an index that names no route.
+    [[nodiscard]] bool pending(std::size_t index) const noexcept;
+    /// @brief Payload bytes route @p index received and sent since add_route (0 for an index
+    /// that names no route).
+    [[nodiscard]] std::uint64_t bytes_in(std::size_t index) const noexcept;
+    [[nodiscard]] std::uint64_t bytes_out(std::size_t index) const noexcept;
 
 private:
     struct impl;
