@@ -89,9 +89,13 @@ struct server_session::impl final : transport_handler {
     std::vector<std::byte> last_input;
     internal::frame_ring history;
     internal::frame_ring hashes;
+    // Desync forensics (docs/net.md): an image of the world after every forensic_interval-th
+    // checksum frame, in a ring; the frames between are rebuilt from it and `history` when an
+    // upload needs them, on a scratch world created at the first rebuild.
     std::vector<snapshot> forensic;
     std::vector<frame_t> forensic_frame;
-    snapshot scratch;
+    std::optional<world> rebuild_world;
+    snapshot scratch; // a snapshot being sent, or a rebuilt image being compared (done within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
@@ -127,10 +131,12 @@ struct server_session::impl final : transport_handler {
         if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
+        if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
         last_input.assign(players * isz, std::byte{0});
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
-        forensic.resize(std::max<std::uint32_t>(opt.forensic_frames, 1u));
+        const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
+        forensic.resize(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval));
         forensic_frame.assign(forensic.size(), no_frame);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
@@ -386,13 +392,55 @@ struct server_session::impl final : transport_handler {
         if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
     }
 
-    const snapshot *forensic_of(frame_t frame) const {
+    /// The kept image a rebuild of the world after @p frame starts from: the newest one at or
+    /// before it, if `history` still holds the inputs of every frame after it up to @p frame.
+    /// Null when there is none (the server's snapshot of that frame is no longer held).
+    const snapshot *rebuild_base(frame_t frame) const {
+        const snapshot *base = nullptr;
+        frame_t from = 0;
         for (std::size_t i = 0; i < forensic.size(); ++i)
-            if (forensic_frame[i] == frame) return &forensic[i];
-        return nullptr;
+            if (forensic_frame[i] != no_frame && forensic_frame[i] <= frame && (!base || forensic_frame[i] > from)) {
+                base = &forensic[i];
+                from = forensic_frame[i];
+            }
+        if (!base) return nullptr;
+        for (frame_t g = from + 1u; g <= frame; ++g)
+            if (!history.has(g)) return nullptr;
+        return base;
     }
 
-    /// The largest upload accepted for a frame whose image the server holds as @p own: a small
+    /// The server's image of the world after @p frame, to compare with an upload: a kept image,
+    /// or one rebuilt from the kept image before it by re-simulating the confirmed inputs in
+    /// `history` on the scratch world, checked against the hash recorded for @p frame
+    /// (docs/net.md, "Desync forensics"). Null, with the reason in @p why, when it cannot.
+    const snapshot *own_image(frame_t frame, std::string &why) {
+        const snapshot *base = rebuild_base(frame);
+        const std::byte *recorded = hashes.get(frame);
+        if (!base || !recorded) {
+            why = "server snapshot of that frame no longer held";
+            return nullptr;
+        }
+        const frame_t from = static_cast<frame_t>(base->frame() - 1u); // images hold the world after their frame
+        if (from == frame) return base;
+        const std::string failed = "server could not rebuild its snapshot of that frame";
+        if (!rebuild_world) rebuild_world.emplace(w.get_schema());
+        world &rw = *rebuild_world;
+        if (auto r = restore(rw, *base); !r) {
+            why = failed + " (" + r.message() + ")";
+            return nullptr;
+        }
+        for (frame_t g = from + 1u; g <= frame; ++g) step(rw, frame_inputs{g, players, isz, history.get(g)});
+        std::uint64_t expected;
+        std::memcpy(&expected, recorded, 8);
+        if (hash(rw) != expected) {
+            why = failed + " (non-deterministic step?)";
+            return nullptr;
+        }
+        save(rw, scratch, frame + 1u);
+        return &scratch;
+    }
+
+    /// The largest upload accepted for a frame whose nearest kept image is @p own: a small
     /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
     std::size_t upload_cap(const snapshot &own) const {
         const std::uint64_t cap = std::uint64_t{opt.upload_size_factor} * own.size() + 4096u;
@@ -431,9 +479,11 @@ struct server_session::impl final : transport_handler {
         std::memcpy(&expected, mine, 8);
         if (expected == h) return;
         // Only an upload that differs from the server's own image makes a desync verified; a
-        // claim alone costs the server one rate-limited snapshot at most.
+        // claim alone costs the server one rate-limited snapshot at most. The image of that
+        // frame is rebuilt when the upload is complete; the kept image it starts from sizes
+        // the upload's cap.
         std::string unverified;
-        const snapshot *own = forensic_of(frame);
+        const snapshot *own = rebuild_base(frame);
         std::size_t cap = 0;
         if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
         else if (c.uploads >= opt.max_uploads_per_client) unverified = "upload quota used";
@@ -479,11 +529,10 @@ struct server_session::impl final : transport_handler {
         auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
         release_upload(c);
         std::string names;
-        const snapshot *own = forensic_of(frame);
+        const snapshot *own = nullptr;
         bool verified = false;
         if (!theirs) names = "client snapshot unreadable: " + theirs.message();
-        else if (!own) names = "server snapshot of that frame no longer held";
-        else {
+        else if ((own = own_image(frame, names)) != nullptr) {
             auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
             if (d) {
                 for (const auto &p : d->pools) {
@@ -630,9 +679,12 @@ struct server_session::impl final : transport_handler {
         if (checksum || recorder || recording) h = hash(w);
         if (checksum) {
             std::memcpy(hashes.put(f), &h, 8);
-            const std::size_t k = (f / cfg.checksum_interval) % forensic.size();
-            save(w, forensic[k], f + 1u);
-            forensic_frame[k] = f;
+            // An image every forensic_interval checksum frames; the rest are rebuilt on demand.
+            if (const frame_t n = f / cfg.checksum_interval; n % opt.forensic_interval == 0) {
+                const std::size_t k = (n / opt.forensic_interval) % forensic.size();
+                save(w, forensic[k], f + 1u);
+                forensic_frame[k] = f;
+            }
         }
         record(fi, h);
         if (recorder) recorder(fi, w, h);

@@ -33,8 +33,9 @@ struct server_options {
     std::uint32_t load_timeout_ms = 30000;
     std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
     std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
-    /// @brief An upload may be at most this many times the size of the server's own image of
-    /// that frame (a client that diverged a little has an image of about the same size).
+    /// @brief An upload may be at most this many times the size of the server's own image
+    /// nearest before that frame (a client that diverged a little has an image of about the
+    /// same size).
     std::uint32_t upload_size_factor = 4;
     std::uint32_t max_upload_bytes = 16u << 20;    ///< absolute size cap of one upload
     /// @brief Bytes all uploads in progress may reserve together; a mismatch that would exceed it
@@ -55,7 +56,19 @@ struct server_options {
     bool verify_spectators = false;
     /// @}
     std::uint32_t history_frames = 256;            ///< confirmed frames kept for resending
-    std::uint32_t forensic_frames = 32;            ///< own snapshots kept to compare with uploads
+    /// @brief How many checksum frames back the server can still compare a client's upload
+    /// with its own snapshot of that frame (docs/net.md, "Desync forensics"). With
+    /// forensic_interval > 1 the reach drops by up to forensic_interval - 1 as the ring turns
+    /// (25 to 32 with the defaults), and never passes `history_frames`.
+    std::uint32_t forensic_frames = 32;
+    /// @brief The server keeps an image of its world every this many checksum frames (> 0), in a
+    /// ring of ceil(forensic_frames / forensic_interval) images. A frame between two is rebuilt
+    /// when an upload is compared: the image before it is restored into a scratch world and
+    /// the confirmed inputs after it simulated again, checked against the recorded hash. The
+    /// scratch world has none of the game world's hooks: a step that relies on `on_add` /
+    /// `on_remove` hooks needs 1 (an image every checksum frame, nothing rebuilt, a copy of the
+    /// world per checksum frame).
+    std::uint32_t forensic_interval = 8;
     /// @brief Where the match is recorded as a replay (docs/snapshot.md); empty: not recorded.
     /// The file is created at the first tick with the starting world, every confirmed frame is
     /// added, and `end_match` finishes it. A failure raises `recording_failed` and the match

@@ -1,0 +1,328 @@
+// The server's own snapshots for desync forensics (docs/net.md, "Desync forensics"): an image
+// every forensic_interval checksum frames, the frames between rebuilt from it and the confirmed
+// inputs when a client's upload is compared.
+#include <catch2/catch.hpp>
+
+#include <common/counting_allocator.hpp>
+#include <common/misuse.hpp>
+#include <common/sim_match.hpp>
+#include <common/temp_dir.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace {
+
+/// A hand-driven player on the simulated network: joins, claims checksums, uploads.
+struct raw_peer final : transport_handler {
+    transport &t;
+    bool closed = false;
+    bool welcomed = false;
+    wire::welcome_msg welcome;
+    std::vector<wire::desync_msg> desyncs;
+    std::vector<std::byte> out;
+
+    explicit raw_peer(sim_match &m) : t{m.net.connect({5, 0, 0.0}, {5, 0, 0.0})} { t.poll(m.now, *this); }
+    void on_connect(peer_id) override {}
+    void on_disconnect(peer_id) override { closed = true; }
+    void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        if (ch != wire::channel::control) return;
+        switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
+        case wire::message_kind::welcome: welcomed = wire::decode(data, welcome).ok(); break;
+        case wire::message_kind::desync:
+            if (wire::desync_msg d; wire::decode(data, d)) desyncs.push_back(d);
+            break;
+        default: break;
+        }
+    }
+    void hello(const sim_match &m) {
+        wire::hello_msg h;
+        h.schema_hash = m.server_world.schema_hash();
+        h.input_layout_hash = m.config.input_layout_hash;
+        h.content_version = m.config.content_version;
+        h.input_size = m.config.input_size;
+        h.name = "claimer";
+        wire::encode(h, out);
+        t.send(0, wire::channel::control, out);
+    }
+    /// An input message with no inputs that acknowledges the server's frame and, unless
+    /// @p frame is no_frame, claims world hash @p h for it.
+    void claim(const sim_match &m, frame_t frame, std::uint64_t h) {
+        wire::input_msg msg;
+        msg.slot = welcome.slot;
+        msg.ack_confirmed = m.server->frame();
+        msg.first_frame = m.server->frame();
+        msg.client_time_ms = 1;
+        msg.checksum_frame = frame;
+        msg.checksum = h;
+        wire::encode(msg, m.config.input_size, {}, out);
+        t.send(0, wire::channel::inputs, out);
+    }
+    void ack(const sim_match &m) { claim(m, no_frame, 0); }
+    /// Uploads @p file as the snapshot of @p frame, in 1000-byte chunks.
+    void upload(frame_t frame, std::span<const std::byte> file) {
+        wire::snapshot_chunk_msg c;
+        c.transfer = c.frame = frame;
+        c.total = static_cast<std::uint32_t>(file.size());
+        for (std::size_t off = 0; off < file.size(); off += 1000) {
+            c.offset = static_cast<std::uint32_t>(off);
+            c.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(off),
+                           file.begin() + static_cast<std::ptrdiff_t>(std::min(file.size(), off + 1000)));
+            wire::encode(c, out);
+            t.send(0, wire::channel::snapshots, out);
+        }
+    }
+};
+
+/// Runs the match for @p ms, the raw peers acknowledging every 100 ms as a client does.
+void run_with(sim_match &m, const std::vector<raw_peer *> &peers, std::uint64_t ms) {
+    for (std::uint64_t i = 0; i < ms; ++i) {
+        if (m.now % 100 == 0)
+            for (auto *p : peers)
+                if (p->welcomed) p->ack(m);
+        m.run(1);
+        for (auto *p : peers) p->t.poll(m.now, *p);
+    }
+}
+
+/// Connects @p peers and completes their handshakes as players.
+void join(sim_match &m, const std::vector<raw_peer *> &peers) {
+    run_with(m, peers, 200);
+    for (auto *p : peers) p->hello(m);
+    run_with(m, peers, 300);
+    for (const auto *p : peers) REQUIRE(p->welcomed);
+}
+
+std::size_t count_containing(const std::vector<session_event> &evs, session_event_kind k, const std::string &text) {
+    std::size_t n = 0;
+    for (const auto &e : evs) n += e.kind == k && e.text.find(text) != std::string::npos ? 1u : 0u;
+    return n;
+}
+
+/// A snapshot file of a world that differs from the server's (a verified desync when uploaded).
+std::vector<std::byte> different_world_file(const sim_match &m, frame_t f) {
+    world w{game_schema()};
+    init_game(w);
+    w.resource<ships>().score[1] += 1000;
+    snapshot s;
+    save(w, s, f + 1u);
+    return encode_snapshot_file(s, m.server_world.get_schema(), 1);
+}
+
+/// What the server made of one client's divergence.
+struct desync_outcome {
+    frame_t frame = no_frame; ///< the frame whose hash differed (first desync event)
+    std::string text;         ///< that event's text
+    std::size_t verified = 0, unverified = 0;
+    std::uint64_t recorded = 0;                 ///< the server's hash of that frame
+    std::vector<std::string> files;             ///< written to forensics_dir
+    std::vector<std::byte> server_file;         ///< the -server.rcs bytes
+    std::optional<snapshot_file> server_image;        ///< read back from that file
+    bool bad_running = false;
+    std::size_t bad_resynced = 0;
+};
+
+/// The server's step in a match (the match is passed for the world it owns).
+using server_step_fn = std::function<void(sim_match &, world &, const frame_inputs &)>;
+
+/// Two players; the second one's ships are moved behind the server's back after 3 s. @p step
+/// is the server's step function (empty: the test game's).
+desync_outcome corrupt_one_client(std::uint32_t forensic_interval, const server_step_fn &step = {}) {
+    temp_dir dir;
+    sim_match m{13, 2};
+    server_options so;
+    so.forensics_dir = dir.path();
+    so.forensic_interval = forensic_interval;
+    step_function server_step = step_game;
+    if (step) server_step = [&m, &step](world &w, const frame_inputs &in) { step(m, w, in); };
+    m.server = std::make_unique<server_session>(m.config, m.server_world, server_step, m.net.server(), so);
+    m.server->on_confirmed(
+        [&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    const link_conditions link{25, 5, 0.0};
+    m.add_client(link, link);
+    auto &bad = m.add_client(link, link);
+    m.run(3000);
+    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
+    m.run(3000);
+    desync_outcome r;
+    for (const auto &e : m.server_events) {
+        if (e.kind != session_event_kind::desync_detected && e.kind != session_event_kind::desync_unverified) continue;
+        (e.kind == session_event_kind::desync_detected ? r.verified : r.unverified)++;
+        if (r.frame != no_frame) continue;
+        r.frame = e.frame;
+        r.text = e.text;
+    }
+    if (r.frame != no_frame && m.server_hashes.count(r.frame)) r.recorded = m.server_hashes[r.frame];
+    r.files = dir.entries();
+    for (const auto &name : r.files)
+        if (name.ends_with("-server.rcs")) {
+            r.server_file = read_bytes(dir / name);
+            if (auto f = read_snapshot_file(dir / name); f) r.server_image = std::move(*f);
+        }
+    r.bad_running = bad.session->state() == client_state::running;
+    r.bad_resynced = sim_match::count(bad.events, session_event_kind::resynchronized);
+    return r;
+}
+
+/// Heap bytes a server holds after 2 s of ticking a world of @p dust extra entities with no
+/// players (its image does not change size), with the given forensic ring.
+long long server_heap(std::size_t dust, std::uint32_t forensic_frames, std::uint32_t forensic_interval,
+                      std::size_t &image) {
+    world w{game_schema()};
+    init_game(w);
+    for (std::size_t i = 0; i < dust; ++i) w.emplace<ship_pos>(w.create(), static_cast<std::int32_t>(i), 0);
+    snapshot probe; // an image's buffer grows in powers of two: it holds its capacity
+    save(w, probe);
+    image = probe.capacity();
+    sim_network net{1};
+    server_options so;
+    so.forensic_frames = forensic_frames;
+    so.forensic_interval = forensic_interval;
+    heap_watermark heap;
+    server_session s{game_config(4), w, step_game, net.server(), so};
+    for (std::uint64_t t = 1; t <= 2000; ++t) {
+        s.poll(t);
+        while (s.should_tick(t)) s.tick();
+    }
+    REQUIRE(s.frame() > 100);
+    return heap.live();
+}
+
+} // namespace
+
+TEST_CASE("a desync at a frame between kept images is verified from a rebuilt world, as with an image every frame",
+          "[net][forensics]") {
+    // Before, the server kept an image of every checksum frame; now one every
+    // forensic_interval (8) and rebuilds the frames between when an upload is compared.
+    const auto every = corrupt_one_client(1);
+    const auto sparse = corrupt_one_client(8);
+    REQUIRE(sparse.frame != no_frame);
+    INFO("desync at frame " << sparse.frame << ": " << sparse.text);
+    REQUIRE(sparse.frame % 8 != 0); // not a kept frame: its image was rebuilt
+    CHECK(sparse.verified == 1);
+    CHECK(sparse.unverified == 0);
+    CHECK_THAT(sparse.text, Catch::Contains("ship_pos.y"));
+    CHECK(sparse.bad_running);
+    CHECK(sparse.bad_resynced >= 1);
+    // The same verdict, frame and files as with an image of every frame.
+    CHECK(every.frame == sparse.frame);
+    CHECK(every.text == sparse.text);
+    CHECK(every.verified == sparse.verified);
+    CHECK(every.files == sparse.files);
+    CHECK(sparse.files.size() == 2);
+    REQUIRE_FALSE(sparse.server_file.empty());
+    CHECK(every.server_file == sparse.server_file);
+    // The written server snapshot holds the world whose hash the server recorded for that frame.
+    REQUIRE(sparse.server_image.has_value());
+    CHECK(sparse.server_image->image.frame() == sparse.frame + 1u);
+    CHECK(hash(sparse.server_image->image) == sparse.recorded);
+    world back{game_schema()};
+    REQUIRE(load_image(back, sparse.server_image->image).ok());
+    CHECK(hash(back) == sparse.recorded);
+}
+
+TEST_CASE("a rebuild that does not reproduce the recorded hash leaves the desync unverified, not misnamed",
+          "[net][forensics]") {
+    // A step that is not deterministic (here: only on any world but the server's own, i.e. while
+    // rebuilding) must not produce a diff against a wrong image of the frame.
+    const auto r = corrupt_one_client(8, [](sim_match &m, world &w, const frame_inputs &in) {
+        step_game(w, in);
+        if (&w != &m.server_world) ++w.resource<ships>().score[7];
+    });
+    REQUIRE(r.frame != no_frame);
+    REQUIRE(r.frame % 8 != 0);
+    CHECK(r.verified == 0);
+    CHECK(r.unverified == 1);
+    CHECK(r.text == "checksum mismatch not verified: server could not rebuild its snapshot of that frame "
+                    "(non-deterministic step?)");
+    CHECK(r.files.empty());
+    // The server's failure, not the client's: it is resynchronised and plays on.
+    CHECK(r.bad_running);
+    CHECK(r.bad_resynced >= 1);
+}
+
+TEST_CASE("claims older than the oldest kept image are unverified, the oldest kept one is still compared",
+          "[net][forensics]") {
+    sim_match m{71, 2};
+    raw_peer a{m}, b{m};
+    const std::vector<raw_peer *> peers{&a, &b};
+    join(m, peers);
+    run_with(m, peers, 1000);
+    // Right after a kept frame (a multiple of 8): the ring does not move before the claims land.
+    while ((m.server->frame() - 1u) % 8u != 0u) run_with(m, peers, 1);
+    const frame_t oldest = m.server->frame() - 1u - 24u; // 4 images: 8 checksum frames apart
+    a.claim(m, oldest - 1u, 0x0bad);
+    b.claim(m, oldest, 0x0bad);
+    run_with(m, peers, 50);
+    REQUIRE(a.desyncs.size() == 1);
+    CHECK(a.desyncs[0].frame == oldest - 1u);
+    CHECK(a.desyncs[0].diverging == "checksum mismatch (not diffed: server snapshot of that frame no longer held)");
+    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified,
+                           "checksum mismatch not verified: server snapshot of that frame no longer held") == 1);
+    REQUIRE(b.desyncs.size() == 1);
+    CHECK(b.desyncs[0].diverging.empty()); // asked for its snapshot
+    b.upload(oldest, different_world_file(m, oldest));
+    run_with(m, peers, 300);
+    CHECK(m.server->totals().desyncs == 1);
+    CHECK_FALSE(a.closed);
+    CHECK_FALSE(b.closed);
+}
+
+TEST_CASE("a frame whose inputs left the history is not held though an image before it is", "[net][forensics]") {
+    sim_match m{72, 2};
+    server_options so;
+    so.forensic_frames = 512;
+    so.forensic_interval = 256; // images of frames 256 and 512 ...
+    so.history_frames = 128;    // ... and the last 128 frames' inputs
+    m.use_server_options(so);
+    raw_peer a{m}, b{m};
+    const std::vector<raw_peer *> peers{&a, &b};
+    join(m, peers);
+    while (m.server->frame() < 560) run_with(m, peers, 10);
+    REQUIRE(m.server->frame() < 600);
+    a.claim(m, 500, 0x0bad); // from 256: frames 257 ... gone from the history
+    b.claim(m, 520, 0x0bad); // from 512: frames 513 ... 520 still there
+    run_with(m, peers, 50);
+    REQUIRE(a.desyncs.size() == 1);
+    CHECK(a.desyncs[0].diverging == "checksum mismatch (not diffed: server snapshot of that frame no longer held)");
+    REQUIRE(b.desyncs.size() == 1);
+    CHECK(b.desyncs[0].diverging.empty());
+    b.upload(520, different_world_file(m, 520));
+    run_with(m, peers, 300);
+    CHECK(m.server->totals().desyncs == 1);
+    CHECK(count_containing(m.server_events, session_event_kind::desync_detected, "resources") == 1);
+}
+
+TEST_CASE("the server holds ceil(forensic_frames / forensic_interval) images of its world", "[net][forensics]") {
+    // Before, forensic_frames (32) images: for the demo game's 4-player world 32 buffers of
+    // 128 KiB per match, and a copy of the world every frame.
+    constexpr std::size_t dust = 6000; // about the size of the demo game's world image
+    std::size_t image = 0;
+    const long long one = server_heap(dust, 1, 1, image);
+    const long long every = server_heap(dust, 32, 1, image);
+    const long long sparse = server_heap(dust, 32, 8, image);
+    const long long odd = server_heap(dust, 30, 8, image);
+    INFO("image " << image << " bytes; held: 1 image " << one << ", 32 images " << every << ", interval 8 " << sparse);
+    const auto images = [&](long long held) { return static_cast<double>(held - one) / static_cast<double>(image) + 1.0; };
+    CHECK(images(every) > 31.5);
+    CHECK(images(every) < 32.5);
+    CHECK(images(sparse) > 3.5);
+    CHECK(images(sparse) < 4.5); // 32 / 8
+    CHECK(images(odd) < 4.5);    // ceil(30 / 8)
+    CHECK(images(odd) > 3.5);
+}
+
+TEST_CASE("server_options::forensic_interval 0 is misuse", "[net][forensics]") {
+    throwing_misuse_handler handler;
+    world w{game_schema()};
+    sim_network net{1};
+    server_options o;
+    o.forensic_interval = 0;
+    CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o), Catch::Contains("forensic_interval"));
+}
