@@ -379,19 +379,6 @@ struct upload_sizing {
     }
 };
 
-const char *reason_name(wire::reject_reason r) {
-    switch (r) {
-    case wire::reject_reason::protocol: return "protocol";
-    case wire::reject_reason::schema: return "schema";
-    case wire::reject_reason::input: return "input";
-    case wire::reject_reason::content: return "content";
-    case wire::reject_reason::full: return "full";
-    case wire::reject_reason::token: return "token";
-    case wire::reject_reason::spectators: return "spectators";
-    }
-    return "other";
-}
-
 /**
  * A hostile client speaking the wire protocol by hand: it joins (as a spectator or a player),
  * acknowledges confirmed frames like a real client, and then either claims a checksum mismatch
@@ -478,7 +465,7 @@ public:
             if (!wire::decode(data, m)) return;
             rejected_ = true;
             reject_reason_ = m.reason;
-            ++counters_.rejects[reason_name(m.reason)];
+            ++counters_.rejects[wire::to_string(m.reason)];
             if (m.reason == wire::reject_reason::token) token_ = {};
             return;
         }

@@ -1,5 +1,6 @@
 #include "client_app.hpp"
 
+#include <retcon/host/join_token.hpp>
 #include <retcon/net.hpp>
 #include <retcon_demo/game.hpp>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "render.hpp"
 #include "terminal.hpp"
@@ -69,6 +71,15 @@ int run_client(const client_settings &s) {
         }
         stored = *t;
     }
+    std::vector<std::byte> join_token; // from the studio's lobby (docs/join-tokens.md)
+    if (!s.join_token.empty()) {
+        auto t = token_from_text(s.join_token);
+        if (!t) {
+            std::fprintf(stderr, "demo_client: --token: %s\n", t.message().c_str());
+            return 2;
+        }
+        join_token = std::move(*t);
+    }
     auto net = make_enet_client(s.host, s.port);
     if (!net) {
         std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
@@ -79,6 +90,7 @@ int run_client(const client_settings &s) {
     opt.spectator = s.spectate;
     opt.connect_timeout_ms = s.connect_timeout_ms;
     opt.reconnect_token = stored; // empty: a new player
+    opt.join_token = join_token;  // a reconnection presents it again, with the reconnect token
     client_session client{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, opt};
     std::ofstream hash_log;
     if (!s.hash_log.empty()) {

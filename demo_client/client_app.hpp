@@ -25,6 +25,9 @@ struct client_settings {
     /// Keep the server's reconnect token here and present it on the next start, to take the
     /// same slot back after a crash (token_file.hpp); a spectator ignores it. A secret: 0600.
     std::string token_file;
+    /// A join token's text from the studio's lobby or `retcon-token issue`, for a server that
+    /// admits players by token (docs/join-tokens.md); empty: none (an open server).
+    std::string join_token;
     // Player slots, tick rate and input delay are the server's (protocol version 2): the
     // client learns them from the welcome.
 };

@@ -1,22 +1,39 @@
-// demo_server: serves one match of the retcon demo game over ENet and records its replay.
+// demo_server: hosts matches of the retcon demo game over ENet (one by default) with the match
+// host (docs/hosting.md): open to anyone, or by join token; records replays; drains on SIGTERM.
 #include <CLI/CLI.hpp>
 
 #include "server_app.hpp"
 
 int main(int argc, char **argv) {
     retcon::demo::server_settings s;
-    CLI::App app{"retcon demo server: one match of the arena game over ENet, recorded as a replay"};
+    CLI::App app{"retcon demo server: matches of the arena game over ENet on one port, recorded as replays"};
     app.add_option("--port", s.port, "UDP port (0: a free one, printed when listening)")->capture_default_str();
     app.add_option("--players", s.players, "player slots (1-8)")->check(CLI::Range(1, 8))->capture_default_str();
     app.add_option("--max-spectators", s.max_spectators, "spectator places apart from the player slots (0: none, at most 1000)")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
+    app.add_option("--matches", s.matches, "matches at once (open: kept running; with --token-key: opened by tokens)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    app.add_option("--token-key", s.token_keys,
+                   "admit players by join token only, signed by this key (a retcon-token verify-key file; give two "
+                   "during a key rotation)");
+    app.add_option("--fleet", s.fleet, "the fleet join tokens must name")->capture_default_str();
+    app.add_option("--replay-dir", s.replay_dir, "record every match as DIR/<match id>.rcr");
+    app.add_option("--drain-grace", s.drain_grace_s, "on SIGTERM, running matches may go on this many seconds")
+        ->capture_default_str();
+    app.add_option("--metrics-port", s.metrics_port, "serve Prometheus metrics on 127.0.0.1:PORT/metrics (0: a free port)");
+    app.add_option("--max-peers-per-address", s.max_peers_per_address,
+                   "connections from one IP address (raise it for a load generator on one machine)")
+        ->capture_default_str();
     app.add_option("--tick", s.tick_hz, "simulation rate in Hz")->check(CLI::Range(10, 240))->capture_default_str();
-    app.add_option("--record", s.record, "write the match replay to this .rcr file");
-    app.add_option("--duration", s.duration_s, "end the match after this many seconds (0: run until stopped)");
+    app.add_option("--record", s.record, "write the first match's replay to this .rcr file");
+    app.add_option("--duration", s.duration_s,
+                   "end each match after this many seconds, then exit (0: matches end when their players leave, and "
+                   "open matches are replaced; run until SIGTERM)");
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
-    app.add_flag("--quiet", s.quiet, "no per-second statistics");
+    app.add_flag("--quiet", s.quiet, "no per-second status line");
     CLI11_PARSE(app, argc, argv);
     return retcon::demo::run_server(s);
 }

@@ -1,106 +1,156 @@
 #include "server_app.hpp"
 
+#include <retcon/host.hpp>
 #include <retcon/net.hpp>
 #include <retcon_demo/game.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace retcon::demo {
 
 namespace {
 
-std::atomic<bool> stop_requested{false};
-extern "C" void on_signal(int) { stop_requested = true; }
+std::atomic<match_host *> running_host{nullptr};
+// SIGTERM drains (running matches may finish within the grace); Ctrl-C ends them at once,
+// still with complete replays (docs/hosting.md, "Drain").
+extern "C" void on_sigterm(int) {
+    if (auto *h = running_host.load()) h->request_drain();
+}
+extern "C" void on_sigint(int) {
+    if (auto *h = running_host.load()) {
+        h->request_drain();
+        h->request_drain();
+    }
+}
 
-std::uint64_t now_ms() {
-    using namespace std::chrono;
-    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+/// The demo arena as a hosted game: a world seeded from the match's parameters, the arena's
+/// step, and each slot's score from the final world.
+result<hosted_game> make_match(const match_params &p) {
+    if (p.players < 1 || p.players > max_players)
+        return result<hosted_game>{errc::invalid_argument, "the demo arena has 1-" + std::to_string(max_players) + " players"};
+    hosted_game g;
+    g.state = std::make_unique<world>(make_schema());
+    world_options wo;
+    wo.seed = p.seed;
+    init_world(*g.state, wo);
+    auto arena = std::make_shared<game>();
+    g.step = [arena](world &w, const frame_inputs &in) { arena->step(w, in); };
+    g.config = make_config(p.players, p.tick_hz);
+    g.report = [](const world &w, std::span<slot_result> slots) {
+        const auto &m = w.resource<match_state>();
+        std::uint32_t best = 0;
+        for (const auto &s : slots) best = std::max(best, m.score[s.slot]);
+        for (auto &s : slots) {
+            s.score = m.score[s.slot];
+            s.outcome = best == 0 ? "draw" : m.score[s.slot] == best ? "won" : "lost";
+        }
+    };
+    g.metadata = {{"game", "retcon demo arena"}, {"seed", std::to_string(p.seed)}, {"players", std::to_string(p.players)}};
+    return g;
 }
 
 } // namespace
 
 int run_server(const server_settings &s) {
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-
-    world w{make_schema()};
-    world_options wo;
-    wo.seed = s.seed;
-    init_world(w, wo);
-    game g;
-    const auto config = make_config(s.players, s.tick_hz);
-
-    // The ENet peer table holds the players, the spectators and connections mid-handshake, so
-    // neither spectators nor half-open connections can take a player's place (docs/net.md).
-    auto net = make_enet_server(s.port, enet_options_for_match(s.players, s.max_spectators));
-    if (!net) {
-        std::fprintf(stderr, "demo_server: %s\n", net.message().c_str());
+    host_options o;
+    o.port = s.port;
+    o.max_matches = s.matches;
+    o.open_matches = s.matches;
+    o.open_params.players = s.players;
+    o.open_params.tick_hz = s.tick_hz;
+    o.open_params.seed = s.seed;
+    o.fleet = s.fleet;
+    o.max_peers_per_address = s.max_peers_per_address;
+    for (const auto &path : s.token_keys) {
+        auto key = read_verify_key(path);
+        if (!key) {
+            std::fprintf(stderr, "demo_server: --token-key: %s\n", key.message().c_str());
+            return 2;
+        }
+        o.token_keys.push_back(*key);
+    }
+    // A match with a duration is the whole run (the README's demo, CI's soak): it is not
+    // replaced when it ends, and the server then exits.
+    o.reopen_matches = s.duration_s <= 0;
+    o.match_duration_ms = static_cast<std::uint32_t>(s.duration_s * 1000.0);
+    o.drain_grace_ms = static_cast<std::uint32_t>(s.drain_grace_s * 1000.0);
+    o.single_replay_path = s.record;
+    o.replay_dir = s.replay_dir;
+    o.session.max_spectators = s.max_spectators;
+    o.session.forensics_dir = s.forensics_dir;
+    if (s.metrics_port >= 0) {
+        o.serve_metrics = true;
+        o.metrics_port = static_cast<std::uint16_t>(s.metrics_port);
+    }
+    auto created = match_host::create(o, make_match);
+    if (!created) {
+        std::fprintf(stderr, "demo_server: %s\n", created.message().c_str());
         return 2;
     }
-    server_options so;
-    so.max_spectators = s.max_spectators;
-    so.forensics_dir = s.forensics_dir;
-    so.record_path = s.record; // empty: not recorded
-    so.record_settings.metadata = {
-        {"game", "retcon demo arena"}, {"seed", std::to_string(s.seed)}, {"players", std::to_string(s.players)}};
-    server_session server{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, so};
-
-    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s\n", (*net)->local_port(), s.players,
-                s.tick_hz,
-                s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "");
+    match_host &host = **created;
+    host.on_log([](std::string_view line) {
+        std::printf("%.*s\n", static_cast<int>(line.size()), line.data());
+        std::fflush(stdout);
+    });
+    // The summary scripts and tests read (docs/hosting.md, "Match results" has the JSON line).
+    host.on_result([](const match_result &r) {
+        std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; unverified desyncs: "
+                    "%llu; replaced inputs %llu",
+                    r.final_frame, static_cast<unsigned long long>(r.joins),
+                    static_cast<unsigned long long>(r.desyncs_verified),
+                    static_cast<unsigned long long>(r.desyncs_unverified),
+                    static_cast<unsigned long long>(r.replaced_inputs));
+        if (!r.replay_path.empty())
+            std::printf("; replay %s (%llu bytes)", r.replay_path.c_str(), static_cast<unsigned long long>(r.replay_bytes));
+        std::printf("; match %s (%s)\n", r.match_id.c_str(), r.end_reason.c_str());
+        std::fflush(stdout);
+    });
+    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s%s\n", host.port(), s.players, s.tick_hz,
+                s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "",
+                host.metrics_port() != 0 ? (", metrics on http://127.0.0.1:" + std::to_string(host.metrics_port()) + "/metrics").c_str() : "");
     std::fflush(stdout);
-    const std::uint64_t start = now_ms();
-    std::uint64_t last_report = start;
-    std::uint64_t joins = 0;
-    bool recorded = !s.record.empty();
-    for (;;) {
-        const std::uint64_t now = now_ms();
-        server.poll(now);
-        while (server.should_tick(now)) server.tick();
-        for (session_event ev; server.next_event(ev);) {
-            if (ev.kind == session_event_kind::player_joined) ++joins;
-            if (ev.kind == session_event_kind::recording_failed) recorded = false;
-            std::printf("[frame %u] %s slot %d %s\n", ev.frame, to_string(ev.kind), ev.slot, ev.text.c_str());
-            std::fflush(stdout);
-        }
-        const bool time_up = s.duration_s > 0 && static_cast<double>(now - start) >= s.duration_s * 1000.0;
-        if (time_up || stop_requested) server.end_match(); // starts the ending; a no-op after
-        if (server.finished()) break; // every client acknowledged the goodbye, or the timeout passed
-        if (!s.quiet && now - last_report >= 1000) {
-            last_report = now;
-            std::printf("[frame %u] players %d", server.frame(), server.players());
-            for (int slot = 0; slot < s.players; ++slot) {
-                const auto st = server.client_stats(slot);
-                if (st.current_frame == 0) continue;
-                std::printf(" | slot %d: margin %d ms, replaced %llu, %0.1f/%0.1f kB/s in/out", slot, st.margin_ms,
-                            static_cast<unsigned long long>(st.replaced_inputs), st.bytes_in_per_s / 1000.0,
-                            st.bytes_out_per_s / 1000.0);
+
+    // Once a second, a status line from the host's published counters (a thread of the demo's:
+    // the ticking thread never formats text in steady state).
+    std::mutex status_mutex;
+    std::condition_variable status_wake;
+    bool done = false;
+    std::thread status;
+    if (!s.quiet)
+        status = std::thread{[&] {
+            sigset_t set;
+            sigfillset(&set);
+            pthread_sigmask(SIG_BLOCK, &set, nullptr);
+            std::unique_lock lock{status_mutex};
+            while (!status_wake.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
+                const auto m = host.metrics();
+                std::printf("status: matches %u, players %u, tick lateness p50 %llu us, p99 %llu us, max %llu us%s\n",
+                            m.matches, m.players, static_cast<unsigned long long>(m.lateness.quantile_us(0.5)),
+                            static_cast<unsigned long long>(m.lateness.quantile_us(0.99)),
+                            static_cast<unsigned long long>(m.lateness.max_us()), m.draining ? ", draining" : "");
+                std::fflush(stdout);
             }
-            std::printf("\n");
-            std::fflush(stdout);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }};
+
+    running_host = &host;
+    std::signal(SIGTERM, on_sigterm);
+    std::signal(SIGINT, on_sigint);
+    const int status_code = host.run();
+    running_host = nullptr;
+    {
+        std::lock_guard lock{status_mutex};
+        done = true;
     }
-    // desyncs: verified ones only (an uploaded snapshot differed from the server's); unverified:
-    // mismatches a client reported that no upload confirmed (docs/net.md, "Desync forensics").
-    const auto t = server.totals();
-    std::printf("demo_server: match over after %u frames; players joined %llu; desyncs: %llu; unverified desyncs: %llu; "
-                "replaced inputs %llu",
-                server.frame(), static_cast<unsigned long long>(joins), static_cast<unsigned long long>(t.desyncs),
-                static_cast<unsigned long long>(t.unverified_desyncs), static_cast<unsigned long long>(t.replaced_inputs));
-    if (recorded) {
-        std::error_code ec;
-        const auto bytes = std::filesystem::file_size(s.record, ec);
-        std::printf("; replay %s (%llu bytes)", s.record.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
-    }
-    std::printf("\n");
-    return 0;
+    status_wake.notify_one();
+    if (status.joinable()) status.join();
+    return status_code;
 }
 
 } // namespace retcon::demo

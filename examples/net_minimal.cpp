@@ -113,8 +113,10 @@ int main(int argc, char **argv) {
         auto link = retcon::make_enet_client("127.0.0.1", port);
         if (!link) return std::fprintf(stderr, "client: %s\n", link.message().c_str()), 1;
         p->link = std::move(*link);
+        retcon::client_options bot;
+        bot.name = "bot";
         p->session = std::make_unique<retcon::client_session>(retcon::make_session_config<Input>(1), p->world, step,
-                                                              *p->link, retcon::client_options{.name = "bot"});
+                                                              *p->link, bot);
         p->seed = 0x9E3779B9u * (i + 1u);
         players.push_back(std::move(p));
     }

@@ -9,6 +9,7 @@ packages=(
   libenet-dev libxxhash-dev libzstd-dev # network, hashing, compression
   libsodium-dev                        # reconnect tokens (system CSPRNG, constant-time compare)
   libcli11-dev                         # argument parsing for the retcon tool
+  libcpp-httplib-dev                   # the match host's metrics page
 )
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)

@@ -170,6 +170,22 @@ std::uint16_t peek_hello_version(std::span<const std::byte> packet) noexcept {
 constexpr unsigned hello_spectator = 1u;
 constexpr unsigned hello_big_endian = 2u;
 
+const char *to_string(reject_reason r) noexcept {
+    switch (r) {
+    case reject_reason::protocol: return "protocol";
+    case reject_reason::schema: return "schema";
+    case reject_reason::input: return "input";
+    case reject_reason::content: return "content";
+    case reject_reason::full: return "full";
+    case reject_reason::token: return "token";
+    case reject_reason::spectators: return "spectators";
+    case reject_reason::join_token: return "join_token";
+    case reject_reason::match: return "match";
+    case reject_reason::draining: return "draining";
+    }
+    return "unknown";
+}
+
 void encode(const hello_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::hello);
     w.u16(m.version);

@@ -80,6 +80,8 @@ struct server_session::impl final : transport_handler {
     // its snapshot is not in the game yet, so its inputs are not "replaced").
     std::vector<frame_t> join_frame;
     std::vector<reconnect_token> slot_token;
+    // Who holds each slot, as server_options::admission said (0: nobody said; open servers).
+    std::vector<std::uint64_t> slot_player;
     // A slot's upload quota and false claims outlive its connections: reconnecting with the
     // token does not reset them (a new player in the slot starts from zero).
     std::vector<std::uint32_t> slot_uploads, slot_false_claims;
@@ -125,6 +127,7 @@ struct server_session::impl final : transport_handler {
         slot_owner.assign(players, no_peer);
         join_frame.assign(players, no_frame);
         slot_token.assign(players, reconnect_token{});
+        slot_player.assign(players, 0);
         slot_uploads.assign(players, 0);
         slot_false_claims.assign(players, 0);
         slot_left_at.assign(players, 0);
@@ -286,6 +289,14 @@ struct server_session::impl final : transport_handler {
         if (h.content_version != cfg.content_version)
             return reject(c, wire::reject_reason::content, "content version " + std::to_string(h.content_version) +
                                                                ", server has " + std::to_string(cfg.content_version));
+        // A host's admission check (join tokens: docs/hosting.md) may refuse, or bind the slot.
+        server_admission adm;
+        if (opt.admission) {
+            adm = opt.admission(c.peer, h);
+            if (!adm.allowed) return reject(c, adm.reason, adm.text);
+            if (!h.spectator && adm.slot >= static_cast<int>(players))
+                return reject(c, wire::reject_reason::full, "no slot " + std::to_string(adm.slot) + " in this match");
+        }
         // Player slots, tick rate and input delays are the server's: the welcome tells the client.
         int slot = -1;
         if (h.spectator && spectators() >= opt.max_spectators)
@@ -299,10 +310,24 @@ struct server_session::impl final : transport_handler {
                 if (slot < 0)
                     return reject(c, wire::reject_reason::token,
                                   "reconnect token unknown (its slot went to a new player, or the server restarted)");
+                // Bound to an identity, a token goes back only to its slot's player.
+                if ((adm.slot >= 0 && slot != adm.slot) || slot_player[static_cast<std::size_t>(slot)] != adm.player_id)
+                    return reject(c, wire::reject_reason::token,
+                                  "reconnect token belongs to another player or slot than the join token's");
                 // The token's owner is back, so a connection still holding the slot is stale (a
                 // crashed client the server has not yet noticed): it goes at once.
                 const peer_id stale = slot_owner[static_cast<std::size_t>(slot)];
                 if (stale != no_peer && stale != c.peer) drop(stale, "replaced by a reconnection with its token", true);
+            } else if (adm.slot >= 0) {
+                slot = adm.slot;
+                const peer_id holder = slot_owner[static_cast<std::size_t>(slot)];
+                if (holder != no_peer && holder != c.peer) {
+                    // The same player with a fresh join token (a lobby re-issued one): its old
+                    // connection is stale. Anyone else: the slot is taken.
+                    if (adm.player_id == 0 || slot_player[static_cast<std::size_t>(slot)] != adm.player_id)
+                        return reject(c, wire::reject_reason::full, "slot " + std::to_string(slot) + " is taken");
+                    drop(holder, "replaced by the same player with a new join token", true);
+                }
             } else {
                 for (std::size_t s = 0; s < players && slot < 0; ++s)
                     if (slot_owner[s] == no_peer && slot_token[s].empty()) slot = static_cast<int>(s);
@@ -333,6 +358,7 @@ struct server_session::impl final : transport_handler {
                 slot_token[s] = reconnect_token::generate();
                 slot_uploads[s] = slot_false_claims[s] = 0; // a new player
             }
+            slot_player[s] = adm.player_id;
             c.uploads = slot_uploads[s];
             c.false_claims = slot_false_claims[s];
             std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
@@ -866,5 +892,17 @@ session_stats server_session::totals() const {
     return t;
 }
 void server_session::on_confirmed(confirmed_frame_fn fn) { impl_->recorder = std::move(fn); }
+
+bool server_session::knows(const reconnect_token &token) const noexcept {
+    if (token.empty()) return false;
+    bool found = false;
+    for (const auto &t : impl_->slot_token) found = (t == token) || found; // no early exit to time
+    return found;
+}
+
+std::uint64_t server_session::slot_player(int slot) const noexcept {
+    return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slot_player.size() ? impl_->slot_player[static_cast<std::size_t>(slot)]
+                                                                                     : 0;
+}
 
 } // namespace retcon

@@ -80,6 +80,10 @@ enum class reject_reason : std::uint8_t {
     draining = 12,   ///< the server is shutting down and admits nobody
 };
 
+/// @brief The reason's name as docs/protocol.md spells it ("full", "join_token", ...); "unknown"
+/// for a value no decoder accepts.
+[[nodiscard]] const char *to_string(reject_reason r) noexcept;
+
 /// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
 /// into the client and must equal the server's; the match settings come back in the welcome.
 struct hello_msg {

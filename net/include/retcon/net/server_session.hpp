@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <retcon/ecs/world.hpp>
 #include <retcon/snapshot/replay.hpp>
@@ -17,6 +18,32 @@
 #include "transport.hpp"
 
 namespace retcon {
+
+/// @brief What a server_options::admission check decides about one hello.
+struct server_admission {
+    bool allowed = true;
+    wire::reject_reason reason = wire::reject_reason::join_token; ///< sent when refused
+    std::string text;            ///< why not, for the client (refused only)
+    /// @brief The player slot this connection must take (-1: the session chooses). A slot held
+    /// by another connection is refused as `full`, unless the same `player_id` holds it (a
+    /// stale connection: dropped).
+    int slot = -1;
+    /// @brief The player's identity (0: none). A reconnect token is honoured only for the slot
+    /// and identity it was issued to.
+    std::uint64_t player_id = 0;
+    /// @brief A refusal with @p why.
+    static server_admission refuse(wire::reject_reason why, std::string text) {
+        server_admission a;
+        a.allowed = false;
+        a.reason = why;
+        a.text = std::move(text);
+        return a;
+    }
+};
+
+/// @brief Decides whether a connection whose hello is otherwise valid (version, schema, input
+/// layout, content) may join, and where (a match host checks join tokens here: docs/hosting.md).
+using admission_fn = std::function<server_admission(peer_id peer, const wire::hello_msg &hello)>;
 
 /// @brief Server-side choices.
 struct server_options {
@@ -77,6 +104,9 @@ struct server_options {
     /// @brief Keyframe spacing, chunking, compression level and metadata of the recording.
     /// `players`, `input_size` and `tick_hz` are ignored: the session_config's are recorded.
     replay_settings record_settings;
+    /// @brief Called for each hello that passed the compatibility checks (empty: everyone may
+    /// join; players take the free slot abandoned longest ago).
+    admission_fn admission;
     /// @brief After `end_match`, how long to wait for every client to acknowledge the goodbye
     /// before `finished()` turns true anyway.
     std::uint32_t end_timeout_ms = 2000;
@@ -140,6 +170,11 @@ public:
     [[nodiscard]] session_stats totals() const;
     /// @brief Registers a function called after each confirmed frame.
     void on_confirmed(confirmed_frame_fn fn);
+    /// @brief True when @p token is the reconnect token of one of this match's slots (a host
+    /// routes a returning player to its match with it). Compares in constant time per slot.
+    [[nodiscard]] bool knows(const reconnect_token &token) const noexcept;
+    /// @brief The identity server_options::admission gave the player of @p slot (0: none).
+    [[nodiscard]] std::uint64_t slot_player(int slot) const noexcept;
 
 private:
     struct impl;
