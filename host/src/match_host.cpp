@@ -245,11 +245,16 @@ struct match_host::impl final : transport_router {
         auto v = verifier->verify(h.join_token, unix_seconds());
         if (!v.ok) return refuse(peer, wire::reject_reason::join_token, v.message);
         const join_token &t = v.ok->token;
+        // A refusal that is not the token's fault gives its first use back: the player may retry.
+        const auto refuse_token = [&](wire::reject_reason reason, const std::string &text) {
+            if (v.ok->first_use) verifier->release(t);
+            return refuse(peer, reason, text);
+        };
         const bool spectator_token = t.role == token_role::spectator;
         if (spectator_token != h.spectator)
-            return refuse(peer, wire::reject_reason::join_token,
-                          spectator_token ? "this join token is for a spectator; the client asked to play"
-                                          : "this join token is for a player; the client asked to watch");
+            return refuse_token(wire::reject_reason::join_token,
+                                spectator_token ? "this join token is for a spectator; the client asked to play"
+                                                : "this join token is for a player; the client asked to watch");
         if (!v.ok->first_use && h.reconnect_token.empty())
             return refuse(peer, wire::reject_reason::join_token,
                           "join token already used (a reconnection presents it with the slot's reconnect token)");
@@ -257,23 +262,21 @@ struct match_host::impl final : transport_router {
         if (const auto it = by_id.find(t.match_id); it != by_id.end()) {
             index = it->second;
             const match &m = *matches[index];
-            if (m.ending) return refuse(peer, wire::reject_reason::match, "match '" + t.match_id + "' has ended");
+            if (m.ending) return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' has ended");
             if (!(m.params == t.params))
-                return refuse(peer, wire::reject_reason::match,
-                              "join token's match settings differ from running match '" + t.match_id + "'");
+                return refuse_token(wire::reject_reason::match,
+                                    "join token's match settings differ from running match '" + t.match_id + "'");
         } else {
             if (std::find(ended_ids.begin(), ended_ids.end(), t.match_id) != ended_ids.end())
-                return refuse(peer, wire::reject_reason::match, "match '" + t.match_id + "' has ended");
-            if (spectator_token) return refuse(peer, wire::reject_reason::match, "match '" + t.match_id + "' is not running");
-            if (draining) return refuse(peer, wire::reject_reason::draining, "the server is shutting down");
+                return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' has ended");
+            if (spectator_token)
+                return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' is not running");
+            if (draining) return refuse_token(wire::reject_reason::draining, "the server is shutting down");
             auto opened = open_match(t.match_id, t.params);
-            if (!opened) return refuse(peer, wire::reject_reason::match, opened.message());
+            if (!opened) return refuse_token(wire::reject_reason::match, opened.message());
             index = *opened;
         }
-        if (!spectator_token && t.slot >= matches[index]->params.players)
-            return refuse(peer, wire::reject_reason::join_token, "join token names slot " + std::to_string(t.slot) +
-                                                                     " of a " + std::to_string(matches[index]->params.players) +
-                                                                     "-player match");
+        // The token's slot is below its player count (decode_token checks), which is the match's.
         return admit_to(index, peer, spectator_token ? -1 : t.slot, t.player_id, true);
     }
 
