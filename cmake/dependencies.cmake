@@ -1,5 +1,6 @@
 # Finds the third-party libraries retcon links privately: zstd (CMake package), xxHash, ENet
-# and libsodium (pkg-config only on Debian). Used by the build and re-run by retconConfig.cmake.
+# and libsodium (pkg-config only on Debian); for retcon::host also cpp-httplib (its metrics page)
+# and threads. Used by the build and re-run by retconConfig.cmake.
 include_guard(GLOBAL)
 find_package(PkgConfig REQUIRED)
 find_package(zstd CONFIG QUIET)
@@ -14,3 +15,6 @@ endif()
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(ENET REQUIRED IMPORTED_TARGET libenet)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+# Only retcon::host needs these; a consumer without cpp-httplib can use every other target.
+pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+find_package(Threads QUIET)
