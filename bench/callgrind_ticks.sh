@@ -11,6 +11,8 @@ trap 'rm -rf "$out"' EXIT
 for side in client server; do
   valgrind --tool=callgrind --callgrind-out-file="$out/$side.out" \
     --toggle-collect="retcon::${side}_session::tick(*" "$probe" "$ms" >"$out/$side.log" 2>&1
-  ir=$(callgrind_annotate "$out/$side.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}')
+  # awk reads to the end (no early exit): callgrind_annotate would die of SIGPIPE, and pipefail
+  # would end the script there.
+  ir=$(callgrind_annotate "$out/$side.out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}')
   echo "$side: $ir instructions in ${side}_session::tick (match: $(grep -o "server frames.*" "$out/$side.log"))"
 done
