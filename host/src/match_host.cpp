@@ -457,7 +457,8 @@ struct match_host::impl final : transport_router {
     void tick_match(match &m) {
         const frame_t f = m.session->frame();
         const auto deadline = m.deadline_us(f);
-        const std::uint64_t late = now > deadline ? now - deadline : 0;
+        const auto started = now_us(); // not the loop's `now`: matches ticked before this one took time
+        const std::uint64_t late = started > deadline ? started - deadline : 0;
         live.lateness.record(late);
         ++m.m.ticks;
         if (late >= late_us) ++m.m.late_ticks;
@@ -553,6 +554,8 @@ struct match_host::impl final : transport_router {
                 end(m, m.had_player ? "players left" : "nobody joined");
         }
         if (open_mode() && !draining) open_missing();
+        // Admission notes of connections that never sent their hello on to a session.
+        std::erase_if(notes, [&](const auto &kv) { return now - kv.second.at_us > 2'000'000ull + opt.session.hello_timeout_ms * 1000ull; });
         if (now - last_publish >= 1'000'000) publish();
     }
 
