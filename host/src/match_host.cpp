@@ -118,6 +118,13 @@ struct match_host::impl final : transport_router {
     std::uint64_t next_housekeeping = 0;
     std::uint64_t last_publish = 0;
     std::uint64_t refused_logged_at = 0, refused_unlogged = 0;
+    /// Token checks each source address may make: a bucket of `hello_burst` refilled at
+    /// `hellos_per_second` (a signature check costs ~33 µs: docs/join-tokens.md).
+    struct hello_bucket {
+        double tokens = 0;
+        std::uint64_t at_us = 0;
+    };
+    std::unordered_map<std::string, hello_bucket> hello_budget;
 
     host_metrics live;            // the ticking thread's counters
     mutable std::mutex published_mutex;
@@ -241,7 +248,27 @@ struct match_host::impl final : transport_router {
         return admit_to(*best, peer, -1, 0, false);
     }
 
+    /// False when @p peer's address has used its token checks for now.
+    bool hello_allowed(peer_id peer) {
+        auto address = mux.base().peer_address(peer);
+        if (const auto colon = address.rfind(':'); colon != std::string::npos) address.resize(colon);
+        auto [it, fresh] = hello_budget.try_emplace(std::move(address));
+        hello_bucket &b = it->second;
+        if (fresh) b.tokens = opt.hello_burst;
+        else b.tokens = std::min<double>(opt.hello_burst, b.tokens + static_cast<double>(now - b.at_us) * opt.hellos_per_second / 1e6);
+        b.at_us = now;
+        if (b.tokens < 1.0) return false;
+        b.tokens -= 1.0;
+        return true;
+    }
+
     std::size_t route_token(peer_id peer, const wire::hello_msg &h) {
+        if (opt.hellos_per_second != 0 && !hello_allowed(peer)) {
+            mux.refuse(peer); // no reply: a flood gets nothing back
+            note_refusal(mux.base().peer_address(peer) + ": too many hellos from this address (" +
+                         std::to_string(opt.hellos_per_second) + " a second allowed)");
+            return no_route;
+        }
         auto v = verifier->verify(h.join_token, unix_seconds());
         if (!v.ok) return refuse(peer, wire::reject_reason::join_token, v.message);
         const join_token &t = v.ok->token;
@@ -554,6 +581,10 @@ struct match_host::impl final : transport_router {
                 end(m, m.had_player ? "players left" : "nobody joined");
         }
         if (open_mode() && !draining) open_missing();
+        // Addresses whose bucket has refilled are forgotten (the map holds recent senders only).
+        std::erase_if(hello_budget, [&](const auto &kv) {
+            return opt.hellos_per_second == 0 || now - kv.second.at_us > 1'000'000ull * opt.hello_burst / opt.hellos_per_second;
+        });
         // Admission notes of connections that never sent their hello on to a session.
         std::erase_if(notes, [&](const auto &kv) { return now - kv.second.at_us > 2'000'000ull + opt.session.hello_timeout_ms * 1000ull; });
         if (now - last_publish >= 1'000'000) publish();
@@ -684,6 +715,8 @@ result<std::unique_ptr<match_host>> match_host::create(host_options options, gam
     if (options.token_keys.empty() && (options.open_matches == 0 || options.open_matches > options.max_matches))
         return result<std::unique_ptr<match_host>>{errc::invalid_argument,
                                                    "match_host: open_matches must be 1.." + std::to_string(options.max_matches)};
+    if (options.hellos_per_second != 0 && options.hello_burst == 0)
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: hello_burst is 0 (no hello could pass)"};
     const std::size_t per_match = options.open_params.players + options.session.max_spectators;
     auto eo = enet_options_for_match(0, 0);
     eo.max_peers = std::min<std::size_t>(4095, options.max_matches * std::max<std::size_t>(per_match, 8) + eo.max_pending +

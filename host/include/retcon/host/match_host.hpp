@@ -52,6 +52,11 @@ struct host_options {
     std::vector<verify_key> token_keys;
     std::string fleet;                ///< tokens must name this fleet
     std::uint32_t clock_skew_s = 30;  ///< tolerance on a token's issue and expiry times
+    /// @brief Token mode: hellos one IP address may have checked, per second on average, in
+    /// bursts of `hello_burst`; beyond, connections are dropped unanswered (0: no limit). A
+    /// forged token costs a signature check; this bounds what one address can make the host spend.
+    std::uint32_t hellos_per_second = 10;
+    std::uint32_t hello_burst = 20;
     std::uint32_t open_matches = 1;   ///< open mode: matches kept running (≤ max_matches)
     match_params open_params;         ///< open mode: every match's parameters (seed + match number)
     /// @brief Open mode: a match that ended is replaced by a fresh one. Off, `run` returns once
