@@ -14,6 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "load_common.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -44,12 +46,10 @@ namespace {
 
 using namespace retcon;
 
-std::uint64_t now_ms() {
-    using namespace std::chrono;
-    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
-}
-
-double mib(std::uint64_t kib) { return static_cast<double>(kib) / 1024.0; }
+using load::mib;
+using load::now_ms;
+using load::proc_sample;
+using load::read_proc;
 
 std::string rate_text(double bytes_per_s) {
     char buf[64];
@@ -81,34 +81,6 @@ struct settings {
 
 // ------------------------------------------------------------------------------ /proc
 
-struct proc_sample {
-    std::uint64_t at_ms = 0;
-    std::uint64_t cpu_ticks = 0; // utime + stime
-    std::uint64_t rss_kib = 0;
-    std::uint64_t hwm_kib = 0;
-};
-
-std::optional<proc_sample> read_proc(const std::string &dir, std::uint64_t now) {
-    proc_sample s;
-    s.at_ms = now;
-    std::ifstream stat{dir + "/stat"};
-    std::string line;
-    if (!std::getline(stat, line)) return std::nullopt;
-    const auto close = line.rfind(')'); // the command name may hold spaces
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream fields{line.substr(close + 1)};
-    std::string field;
-    for (int i = 3; i <= 15 && fields >> field; ++i) { // field 3 is the state; 14 utime, 15 stime
-        if (i == 14 || i == 15) s.cpu_ticks += std::strtoull(field.c_str(), nullptr, 10);
-    }
-    std::ifstream status{dir + "/status"};
-    while (std::getline(status, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = std::strtoull(line.c_str() + 6, nullptr, 10);
-        if (line.rfind("VmHWM:", 0) == 0) s.hwm_kib = std::strtoull(line.c_str() + 6, nullptr, 10);
-    }
-    return s;
-}
-
 struct cpu_figures {
     double mean = 0, max = 0;
 };
@@ -116,13 +88,8 @@ struct cpu_figures {
 cpu_figures cpu_of(const std::vector<proc_sample> &v) {
     cpu_figures f;
     if (v.size() < 2) return f;
-    const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-    auto pct = [tick](const proc_sample &a, const proc_sample &b) {
-        const double wall = static_cast<double>(b.at_ms - a.at_ms) / 1000.0;
-        return wall <= 0 ? 0.0 : static_cast<double>(b.cpu_ticks - a.cpu_ticks) / tick / wall * 100.0;
-    };
-    f.mean = pct(v.front(), v.back());
-    for (std::size_t i = 1; i < v.size(); ++i) f.max = std::max(f.max, pct(v[i - 1], v[i]));
+    f.mean = load::cpu_percent(v.front(), v.back());
+    for (std::size_t i = 1; i < v.size(); ++i) f.max = std::max(f.max, load::cpu_percent(v[i - 1], v[i]));
     return f;
 }
 
@@ -143,54 +110,8 @@ struct phase_record {
 /// demo_server as a child process on one CPU; its output is read line by line.
 class server_process {
 public:
-    server_process() = default;
-    server_process(const server_process &) = delete;
-    server_process &operator=(const server_process &) = delete;
-    ~server_process() {
-        if (pid_ > 0 && !reaped_) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-        if (fd_ >= 0) ::close(fd_);
-    }
-
     bool start(const std::string &path, const std::vector<std::string> &args, int cpu, std::string &error) {
-        std::vector<std::string> all{path};
-        all.insert(all.end(), args.begin(), args.end());
-        std::vector<char *> argv;
-        for (auto &a : all) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        int fds[2];
-        if (::pipe(fds) != 0) {
-            error = std::string{"pipe: "} + std::strerror(errno);
-            return false;
-        }
-        const pid_t parent = ::getpid();
-        pid_ = ::fork();
-        if (pid_ < 0) {
-            error = std::string{"fork: "} + std::strerror(errno);
-            return false;
-        }
-        if (pid_ == 0) { // child: only async-signal-safe calls until exec
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (::getppid() != parent) ::_exit(126);
-            if (cpu >= 0) {
-                cpu_set_t set;
-                CPU_ZERO(&set);
-                CPU_SET(static_cast<std::size_t>(cpu), &set);
-                ::sched_setaffinity(0, sizeof set, &set);
-            }
-            ::dup2(fds[1], STDOUT_FILENO);
-            ::dup2(fds[1], STDERR_FILENO);
-            ::close(fds[0]);
-            ::close(fds[1]);
-            ::execv(path.c_str(), argv.data());
-            ::_exit(127);
-        }
-        ::close(fds[1]);
-        fd_ = fds[0];
-        ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
-        return true;
+        return child_.start(path, args, cpu, error);
     }
 
     void log_to(const std::string &path) {
@@ -199,44 +120,17 @@ public:
 
     /// Reads what the server printed; events count towards @p phase (none: not counted).
     void drain(phase_record *phase) {
-        if (fd_ < 0) return;
-        char buf[65536];
-        for (;;) {
-            const ssize_t n = ::read(fd_, buf, sizeof buf);
-            if (n <= 0) {
-                if (n == 0) {
-                    ::close(fd_);
-                    fd_ = -1;
-                }
-                break;
-            }
-            pending_.append(buf, static_cast<std::size_t>(n));
-        }
-        for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
-            const std::string line = pending_.substr(0, nl);
-            pending_.erase(0, nl + 1);
-            handle_line(line, phase);
-        }
+        child_.read_lines([&](const std::string &line) { handle_line(line, phase); });
     }
 
-    void interrupt() {
-        if (pid_ > 0 && !reaped_) ::kill(pid_, SIGINT);
-    }
+    void interrupt() { child_.signal(SIGINT); }
     /// True once the process has ended (reaped; status() is then its wait status).
-    bool exited() {
-        if (pid_ <= 0 || reaped_) return true;
-        int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-            reaped_ = true;
-            status_ = status;
-        }
-        return reaped_;
-    }
-    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    bool exited() { return child_.exited(); }
+    [[nodiscard]] pid_t pid() const noexcept { return child_.pid(); }
     [[nodiscard]] bool listening() const noexcept { return listening_; }
     [[nodiscard]] const std::string &summary() const noexcept { return summary_; }
     [[nodiscard]] const std::vector<std::string> &other_lines() const noexcept { return other_; }
-    [[nodiscard]] int status() const noexcept { return status_; }
+    [[nodiscard]] int status() const noexcept { return child_.status(); }
 
 private:
     // "[frame 12] disconnected slot -1 disconnected: packet flood (spectator from 127.0.0.1:5)"
@@ -298,39 +192,15 @@ private:
         }
     }
 
-    pid_t pid_ = -1;
-    int fd_ = -1;
-    bool reaped_ = false;
-    int status_ = 0;
+    load::child_process child_;
     bool listening_ = false;
-    std::string pending_, summary_;
+    std::string summary_;
     std::vector<std::string> other_;
     std::ofstream log_;
 };
 
-/// A free UDP port (the system's choice for port 0; released before the server binds it).
-std::uint16_t free_port() {
-    const int s = ::socket(AF_INET, SOCK_DGRAM, 0);
-    if (s < 0) return 0;
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = 0;
-    socklen_t len = sizeof a;
-    std::uint16_t port = 0;
-    if (::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
-        ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
-}
-
-bool pin_self(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(static_cast<std::size_t>(cpu), &set);
-    return ::sched_setaffinity(0, sizeof set, &set) == 0;
-}
+using load::free_port;
+using load::pin_self;
 
 // ------------------------------------------------------------------------------ clients
 
@@ -714,13 +584,9 @@ public:
         target_.port = s_.port != 0 ? s_.port : free_port();
         if (target_.port == 0) return fail("no free UDP port");
         {
-            world w{demo::make_schema()};
-            const auto cfg = demo::make_config(1);
-            target_.hello.schema_hash = w.schema_hash();
-            target_.hello.input_layout_hash = cfg.input_layout_hash;
-            target_.hello.content_version = cfg.content_version;
-            target_.hello.input_size = cfg.input_size;
-            target_.input_size = cfg.input_size;
+            const auto build = load::demo_hello();
+            target_.hello = build.hello;
+            target_.input_size = build.input_size;
         }
         players_ = s_.players != 0 ? s_.players : kind_ == attack_kind::upload ? 8 : 4;
         const double attack_s = kind_ == attack_kind::none ? 0.0 : s_.seconds;
