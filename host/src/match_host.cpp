@@ -461,7 +461,8 @@ struct match_host::impl final : transport_router {
                 if (!m.routed_players.empty()) m.routed_players.erase(m.routed_players.begin());
                 break;
             case session_event_kind::player_left:
-                if (ev.slot >= 0 && static_cast<std::size_t>(ev.slot) < m.slots.size())
+                // Once the match is ending its players leave because of it: they were present at the end.
+                if (!m.ending && ev.slot >= 0 && static_cast<std::size_t>(ev.slot) < m.slots.size())
                     m.slots[static_cast<std::size_t>(ev.slot)].present_at_end = false;
                 break;
             case session_event_kind::recording_failed: m.recording_failed = true; exit_status = 1; break;
@@ -554,6 +555,13 @@ struct match_host::impl final : transport_router {
     // ------------------------------------------------------------------ the loop
 
     void housekeeping() {
+        // Refusals held back by note_refusal are counted in the log once a quiet second has passed,
+        // even if no later refusal comes to carry the count.
+        if (refused_unlogged != 0 && now - refused_logged_at >= 1'000'000) {
+            log("refused: " + std::to_string(refused_unlogged) + " more connections since the last refusal logged");
+            refused_logged_at = now;
+            refused_unlogged = 0;
+        }
         const int requests = drain_requests.load();
         if (requests > drain_seen) {
             if (drain_seen == 0) {

@@ -1,0 +1,995 @@
+// The match host over real ENet on loopback (docs/hosting.md): open and token admission,
+// isolation of a failing match, drain, results and replays, steady-state allocations on the
+// ticking thread, the metrics page and empty matches. The host runs on its own thread; the
+// clients are client_sessions polled from the test thread. Iteration counts bound every wait
+// (give-up bounds, never timing assertions).
+#include <catch2/catch.hpp>
+
+#include <retcon/host.hpp>
+#include <retcon/net.hpp>
+#include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/replay.hpp>
+
+#include <common/counting_allocator.hpp>
+#include <common/temp_dir.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace retcon;
+using namespace retcon::test;
+
+namespace {
+
+// ---------------------------------------------------------------------- a tiny counting game
+
+struct counter_input {
+    std::int32_t add;
+};
+RETCON_COMPONENT(counter_input, add);
+
+struct probe {
+    std::int32_t v;
+};
+RETCON_COMPONENT(probe, v);
+
+/// The whole game state: the match's seed (so a client can tell which match it is in), the
+/// frames simulated, and the sum of every present player's inputs.
+struct tally {
+    std::uint64_t seed;
+    std::uint32_t frames;
+    std::uint32_t pad;
+    std::int64_t total;
+    std::int64_t per_slot[8];
+};
+RETCON_RESOURCE(tally, seed, frames, pad, total, per_slot);
+
+schema counter_schema() {
+    schema s;
+    s.component<probe>().resource<tally>();
+    return s;
+}
+
+void step_counter(world &w, const frame_inputs &in) {
+    auto &t = w.resource<tally>();
+    ++t.frames;
+    for (std::size_t p = 0; p < in.players() && p < 8; ++p) {
+        if (!in.present(p)) continue;
+        const auto add = in.get<counter_input>(p).add;
+        t.total += add;
+        t.per_slot[p] += add;
+    }
+}
+
+session_config counter_config(std::uint8_t players, std::uint16_t tick_hz = 60) {
+    return make_session_config<counter_input>(players, tick_hz);
+}
+
+/// What the test tells the games on the ticking thread, and what they tell the test back.
+struct game_control {
+    /// Isolation: once armed, the step of seed 666 throws and the step of seed 667 makes a
+    /// misuse report (world::get of a component on the null entity).
+    std::atomic<bool> fail_armed{false};
+    std::atomic<frame_t> failed_at{no_frame};
+    /// Allocations: once requested, the step of `measure_seed` counts the ticking thread's
+    /// allocations from the frame it sees the request (A) to frame A + measure_frames (B).
+    std::uint64_t measure_seed = 0;
+    frame_t measure_frames = 600;
+    std::atomic<bool> measure_requested{false};
+    std::atomic<long long> measured_allocations{-1};
+    std::atomic<frame_t> measured_from{0};
+    // Touched only on the ticking thread.
+    std::optional<allocation_counter> counter;
+    frame_t counting_since = 0;
+};
+
+result<hosted_game> make_counter_game(const match_params &p, game_control *ctl) {
+    if (p.settings == "refuse") return result<hosted_game>{errc::invalid_argument, "the counter game has no such map"};
+    hosted_game g;
+    g.state = std::make_unique<world>(counter_schema());
+    tally t{};
+    t.seed = p.seed;
+    g.state->set_resource<tally>(t);
+    const std::uint64_t seed = p.seed;
+    g.step = [ctl, seed](world &w, const frame_inputs &in) {
+        if (ctl && ctl->fail_armed.load()) {
+            if (seed == 666) {
+                ctl->failed_at.store(in.frame());
+                throw std::runtime_error("the game broke at frame " + std::to_string(in.frame()));
+            }
+            if (seed == 667) (void)w.get<probe>(null_entity); // misuse: reported before any change
+        }
+        if (ctl && seed == ctl->measure_seed) {
+            if (!ctl->counter && ctl->measure_requested.load() && ctl->measured_allocations.load() < 0) {
+                ctl->counter.emplace();
+                ctl->counting_since = in.frame();
+                ctl->measured_from.store(in.frame());
+            } else if (ctl->counter && in.frame() >= ctl->counting_since + ctl->measure_frames) {
+                const auto n = static_cast<long long>(ctl->counter->count());
+                ctl->counter.reset();
+                ctl->measured_allocations.store(n);
+            }
+        }
+        step_counter(w, in);
+    };
+    g.config = counter_config(p.players, p.tick_hz);
+    g.report = [](const world &w, std::span<slot_result> slots) {
+        const auto &counted = w.resource<tally>();
+        for (auto &s : slots) {
+            s.score = counted.per_slot[s.slot % 8];
+            s.outcome = "counted";
+        }
+    };
+    g.metadata = {{"game", "counter"}};
+    return g;
+}
+
+std::uint64_t wall_ms() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+std::uint64_t unix_now() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
+}
+
+// ---------------------------------------------------------------------- the host on a thread
+
+/// A match host running on its own thread. The destructor forces a drain and joins, so a
+/// failed REQUIRE never leaves the thread running.
+struct host_thread {
+    std::unique_ptr<match_host> host;
+    std::thread thread;
+    std::atomic<int> exit_code{-1};
+    std::atomic<bool> done{false};
+    mutable std::mutex mutex;
+    std::vector<match_result> results;
+    std::vector<std::string> log;
+
+    host_thread(host_options o, game_factory f) {
+        auto made = match_host::create(std::move(o), std::move(f));
+        INFO(made.message());
+        REQUIRE(made.ok());
+        host = std::move(*made);
+        host->on_result([this](const match_result &r) {
+            std::lock_guard lock{mutex};
+            results.push_back(r);
+        });
+        host->on_log([this](std::string_view line) {
+            std::lock_guard lock{mutex};
+            log.emplace_back(line);
+        });
+        thread = std::thread{[this] {
+            exit_code.store(host->run());
+            done.store(true);
+        }};
+    }
+    host_thread(const host_thread &) = delete;
+    host_thread &operator=(const host_thread &) = delete;
+    ~host_thread() {
+        if (thread.joinable()) {
+            host->request_drain();
+            host->request_drain();
+            thread.join();
+        }
+    }
+    int join() {
+        thread.join();
+        return exit_code.load();
+    }
+    std::vector<match_result> results_copy() const {
+        std::lock_guard lock{mutex};
+        return results;
+    }
+    std::size_t result_count() const {
+        std::lock_guard lock{mutex};
+        return results.size();
+    }
+    std::optional<match_result> result_of(const std::string &id) const {
+        std::lock_guard lock{mutex};
+        for (const auto &r : results)
+            if (r.match_id == id) return r;
+        return std::nullopt;
+    }
+    bool logged(const std::string &text) const {
+        std::lock_guard lock{mutex};
+        return std::any_of(log.begin(), log.end(), [&](const std::string &l) { return l.find(text) != std::string::npos; });
+    }
+    /// Refusals the log accounts for: one per "refused: ..." line plus the counts of those held
+    /// back ("(and N more refused since)", "refused: N more connections since ...").
+    std::uint64_t logged_refusals() const {
+        std::lock_guard lock{mutex};
+        std::uint64_t n = 0;
+        for (const auto &l : log) {
+            if (l.rfind("refused: ", 0) != 0) continue;
+            if (l.find(" more connections since the last refusal logged") != std::string::npos) {
+                n += std::stoull(l.substr(9));
+                continue;
+            }
+            ++n;
+            if (const auto at = l.find("(and "); at != std::string::npos) n += std::stoull(l.substr(at + 5));
+        }
+        return n;
+    }
+    std::string log_text() const {
+        std::lock_guard lock{mutex};
+        std::string s;
+        for (const auto &l : log) s += l + "\n";
+        return s;
+    }
+};
+
+const match_metrics *find_match(const host_metrics &m, const std::string &id) {
+    for (const auto &x : m.per_match)
+        if (x.match_id == id) return &x;
+    return nullptr;
+}
+
+// ---------------------------------------------------------------------- clients
+
+/// A client_session over real ENet to the host, with everything it reported.
+struct test_client {
+    world w{counter_schema()};
+    std::unique_ptr<transport> t;
+    std::unique_ptr<client_session> s;
+    std::vector<session_event> events;
+    std::map<frame_t, std::uint64_t> confirmed_hashes;
+    std::int32_t add;
+    bool active = true; ///< false: no longer polled
+
+    test_client(std::uint16_t port, client_options opt, std::int32_t add_each_frame) : add{add_each_frame} {
+        auto made = make_enet_client("127.0.0.1", port);
+        REQUIRE(made.ok());
+        t = std::move(*made);
+        opt.connect_timeout_ms = 20000;
+        s = std::make_unique<client_session>(counter_config(1), w, step_counter, *t, std::move(opt));
+        s->on_confirmed_hash([this](frame_t f, std::uint64_t h) { confirmed_hashes[f] = h; });
+    }
+    void step(std::uint64_t now) {
+        if (!active) return;
+        s->poll(now);
+        while (s->should_tick(now)) s->tick(counter_input{add});
+        for (session_event e; s->next_event(e);) events.push_back(e);
+    }
+    [[nodiscard]] bool running() const { return s->state() == client_state::running; }
+    [[nodiscard]] bool rejected() const { return s->state() == client_state::rejected; }
+    [[nodiscard]] bool saw(session_event_kind kind, const std::string &text = {}) const {
+        return std::any_of(events.begin(), events.end(),
+                           [&](const session_event &e) { return e.kind == kind && e.text.find(text) != std::string::npos; });
+    }
+    [[nodiscard]] std::string event_text(session_event_kind kind) const {
+        for (const auto &e : events)
+            if (e.kind == kind) return e.text;
+        return {};
+    }
+    [[nodiscard]] std::string all_events() const {
+        std::string out;
+        for (const auto &e : events) out += std::string{to_string(e.kind)} + ": " + e.text + "\n";
+        return out;
+    }
+    [[nodiscard]] std::uint64_t match_seed() const { return w.resource<tally>().seed; }
+};
+
+using client_list = std::vector<std::unique_ptr<test_client>>;
+
+/// Polls every client (1 ms apart) until @p done or @p max_iterations; returns done().
+template<class Done>
+bool pump(client_list &clients, Done done, int max_iterations = 20000) {
+    for (int i = 0; i < max_iterations; ++i) {
+        const auto now = wall_ms();
+        for (auto &c : clients) c->step(now);
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return done();
+}
+
+test_client &connect(client_list &clients, std::uint16_t port, client_options opt = {}, std::int32_t add = 1) {
+    return *clients.emplace_back(std::make_unique<test_client>(port, std::move(opt), add));
+}
+
+/// A client that connects, sends one hello and records the server's reject (reason and text):
+/// the session's rejected event carries only the text.
+struct raw_hello final : transport_handler {
+    std::unique_ptr<transport> t;
+    wire::hello_msg hello;
+    bool sent = false;
+    std::optional<wire::reject_msg> reject;
+    bool welcomed = false;
+
+    raw_hello(std::uint16_t port, std::vector<std::byte> join_token) {
+        auto made = make_enet_client("127.0.0.1", port);
+        REQUIRE(made.ok());
+        t = std::move(*made);
+        const auto cfg = counter_config(1);
+        hello.schema_hash = counter_schema().hash();
+        hello.input_layout_hash = cfg.input_layout_hash;
+        hello.content_version = cfg.content_version;
+        hello.input_size = cfg.input_size;
+        hello.name = "raw";
+        hello.join_token = std::move(join_token);
+    }
+    void on_connect(peer_id) override {
+        std::vector<std::byte> out;
+        wire::encode(hello, out);
+        t->send(0, wire::channel::control, out);
+        t->flush();
+        sent = true;
+    }
+    void on_disconnect(peer_id) override {}
+    void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        if (ch != wire::channel::control) return;
+        wire::reject_msg r;
+        if (wire::decode(data, r)) reject = r;
+        else welcomed = true;
+    }
+    /// Waits (polling the other clients too) for the reject or a welcome.
+    bool run(client_list &others) {
+        return pump(others, [&] {
+            t->poll(wall_ms(), *this);
+            t->flush();
+            return reject.has_value() || welcomed;
+        });
+    }
+};
+
+// ---------------------------------------------------------------------- join tokens
+
+struct token_issuer {
+    signing_key key = generate_signing_key(3);
+    std::string fleet = "test-fleet";
+
+    join_token token(const std::string &match, std::uint8_t slot, std::uint64_t player_id, match_params params) const {
+        join_token t;
+        t.role = token_role::player;
+        t.issued_at = unix_now();
+        t.expires_at = t.issued_at + 600;
+        t.fleet = fleet;
+        t.match_id = match;
+        t.slot = slot;
+        t.player_id = player_id;
+        t.player_name = "p" + std::to_string(player_id);
+        t.params = std::move(params);
+        return t;
+    }
+    std::vector<std::byte> sign(const join_token &t) const {
+        auto bytes = sign_token(t, key);
+        INFO(bytes.message());
+        REQUIRE(bytes.ok());
+        return *bytes;
+    }
+};
+
+match_params params_of(std::uint8_t players, std::uint64_t seed, std::string settings = {}) {
+    match_params p;
+    p.players = players;
+    p.tick_hz = 60;
+    p.seed = seed;
+    p.settings = std::move(settings);
+    return p;
+}
+
+host_options local_options() {
+    host_options o;
+    o.port = 0;
+    o.bind_host = "127.0.0.1";
+    o.session.end_timeout_ms = 2000;
+    return o;
+}
+
+/// Checks a finished match's replay: it opens, every checksum holds, it is complete, and
+/// re-simulating it with the game's step reaches every recorded hash, the last one the result's.
+void check_replay(const match_result &r) {
+    INFO("match " << r.match_id << " replay '" << r.replay_path << "'");
+    REQUIRE_FALSE(r.replay_path.empty());
+    REQUIRE(std::filesystem::exists(r.replay_path));
+    const auto bytes = read_bytes(r.replay_path);
+    CHECK(r.replay_bytes == bytes.size());
+    CHECK(r.replay_hash == xxh3(bytes));
+    auto reader = replay_reader::open(r.replay_path);
+    INFO(reader.message());
+    REQUIRE(reader.ok());
+    CHECK(reader->complete());
+    auto checked = reader->check();
+    INFO(checked.message());
+    CHECK(checked.ok());
+    world w{counter_schema()};
+    auto v = verify(*reader, w, step_counter);
+    INFO(v.message());
+    REQUIRE(v.ok());
+    CHECK(v->ok());
+    CHECK(v->frames_checked == reader->frame_count());
+    CHECK(reader->end_frame() == r.final_frame);
+    if (reader->frame_count() > 0) CHECK(reader->hash(reader->end_frame() - 1) == r.final_hash);
+}
+
+} // namespace
+
+// ====================================================================== open mode, drain, results
+
+TEST_CASE("open mode fills the first match before the second, and a drain ends both with verifiable replays and results",
+          "[host]") {
+    temp_dir dir;
+    game_control ctl;
+    auto o = local_options();
+    o.max_matches = 2;
+    o.open_matches = 2;
+    o.open_params = params_of(2, 100);
+    o.replay_dir = dir.path();
+    o.drain_grace_ms = 300;
+    host_thread h{o, [&](const match_params &p) { return make_counter_game(p, &ctl); }};
+    const auto port = h.host->port();
+    REQUIRE(port != 0);
+    client_list clients;
+    // Open matches open one after another (their keyframes staggered): wait for both.
+    REQUIRE(pump(clients, [&] { return h.host->metrics().matches == 2; }));
+
+    // Three players at once: a new player goes to the first match with a free slot, counting
+    // the connections still in their handshake, so two share open-1 (seed 100) and whichever
+    // came third is alone in open-2 (seed 101).
+    for (std::int32_t add = 1; add <= 3; ++add) connect(clients, port, {}, add);
+    REQUIRE(pump(clients, [&] {
+        return std::all_of(clients.begin(), clients.end(), [](const auto &cl) { return cl->running(); });
+    }));
+    std::vector<test_client *> in_one, in_two;
+    for (auto &cl : clients) {
+        INFO(cl->all_events());
+        CHECK(cl->s->players() == 2); // the welcome's player count
+        (cl->match_seed() == 100 ? in_one : in_two).push_back(cl.get());
+    }
+    REQUIRE(in_one.size() == 2);
+    REQUIRE(in_two.size() == 1);
+    auto &a = *in_one[0];
+    auto &b = *in_one[1];
+    auto &c = *in_two[0];
+    CHECK(c.match_seed() == 101);
+    CHECK(a.s->slot() != b.s->slot());
+    CHECK(c.s->slot() == 0);
+    REQUIRE(pump(clients, [&] {
+        const auto m = h.host->metrics();
+        const auto *one = find_match(m, "open-1");
+        const auto *two = find_match(m, "open-2");
+        return one && two && one->players == 2 && two->players == 1 && m.players == 3;
+    }));
+    const auto before = h.host->metrics();
+    CHECK(before.matches == 2);
+    CHECK(before.matches_opened == 2);
+    CHECK(before.admissions == 3);
+    // Everyone plays a while.
+    REQUIRE(pump(clients, [&] { return a.s->confirmed_frame() > 120 && c.s->confirmed_frame() > 120; }));
+
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto results = h.results_copy();
+    REQUIRE(results.size() == 2);
+    for (const auto &r : results) {
+        INFO("match " << r.match_id);
+        CHECK(r.end_reason == "drain");
+        CHECK(r.final_frame > 120);
+        check_replay(r);
+    }
+    const auto one = h.result_of("open-1");
+    const auto two = h.result_of("open-2");
+    REQUIRE(one);
+    REQUIRE(two);
+    CHECK(one->joins == 2);
+    CHECK(two->joins == 1);
+    REQUIRE(one->slots.size() == 2);
+    // Present when the drain ended the match (its own goodbyes do not count as leaving).
+    CHECK(one->slots[0].present_at_end);
+    CHECK(one->slots[1].present_at_end);
+    REQUIRE(two->slots.size() == 2);
+    CHECK(two->slots[0].present_at_end);
+    CHECK_FALSE(two->slots[1].present_at_end); // nobody joined it
+    CHECK(one->slots[0].outcome == "counted");
+    // The game's report: each slot's sum of its inputs (each client adds its own number a frame).
+    for (const auto *cl : {&a, &b}) {
+        const auto score = one->slots[static_cast<std::size_t>(cl->s->slot())].score;
+        CHECK(score > 0);
+        CHECK(score % cl->add == 0);
+        CHECK(score <= cl->add * static_cast<std::int64_t>(one->final_frame));
+    }
+    // Every client saw its match end, and every world hash it confirmed is the replay's.
+    for (const auto *cl : {&a, &b, &c}) {
+        CHECK(cl->saw(session_event_kind::match_ended));
+        const auto &r = cl->match_seed() == 101 ? *two : *one;
+        auto reader = replay_reader::open(r.replay_path);
+        REQUIRE(reader.ok());
+        REQUIRE_FALSE(cl->confirmed_hashes.empty());
+        const auto last = cl->confirmed_hashes.rbegin()->first;
+        CHECK(last < r.final_frame);
+        for (const auto &[f, hsh] : cl->confirmed_hashes)
+            if (f >= reader->start_frame() && f < reader->end_frame()) REQUIRE(reader->hash(f) == hsh);
+        if (const auto it = cl->confirmed_hashes.find(r.final_frame - 1); it != cl->confirmed_hashes.end())
+            CHECK(it->second == r.final_hash);
+    }
+    // The totals of ended matches stay in the metrics.
+    const auto after = h.host->metrics();
+    CHECK(after.matches == 0);
+    CHECK(after.matches_ended == 2);
+    CHECK(after.bytes_in > 0);
+}
+
+// ====================================================================== token mode
+
+TEST_CASE("token mode admits only valid, unused tokens into their slot, and refusals leave the match running",
+          "[host]") {
+    token_issuer lobby;
+    game_control ctl;
+    auto o = local_options();
+    o.max_matches = 4;
+    o.token_keys = {public_key_of(lobby.key)};
+    o.fleet = lobby.fleet;
+    host_thread h{o, [&](const match_params &p) { return make_counter_game(p, &ctl); }};
+    const auto port = h.host->port();
+    client_list clients;
+    const auto params = params_of(3, 5, "map=canyon");
+    const auto first_token = lobby.sign(lobby.token("duel-1", 2, 1001, params));
+
+    // No token.
+    auto &none = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return none.rejected(); }));
+    CHECK(none.saw(session_event_kind::rejected, "no join token"));
+    // Forged: one byte of the body changed after signing (the nonce: the token still decodes).
+    {
+        auto forged = first_token;
+        forged[30] ^= std::byte{0x01};
+        client_options opt;
+        opt.join_token = forged;
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "does not verify"));
+    }
+    // Expired.
+    {
+        auto t = lobby.token("duel-1", 0, 1002, params);
+        t.issued_at -= 7200;
+        t.expires_at = t.issued_at + 60;
+        client_options opt;
+        opt.join_token = lobby.sign(t);
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "expired"));
+    }
+    // Another fleet.
+    {
+        auto t = lobby.token("duel-1", 0, 1002, params);
+        t.fleet = "other-fleet";
+        client_options opt;
+        opt.join_token = lobby.sign(t);
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "fleet 'other-fleet'"));
+    }
+    CHECK(h.host->metrics().matches_opened == 0); // published once a second: 0 is 0 either way
+
+    // A valid token opens the match with its parameters and puts the player in its slot.
+    client_options first_opt;
+    first_opt.join_token = first_token;
+    auto &first = connect(clients, port, first_opt, 7);
+    REQUIRE(pump(clients, [&] { return first.running() || first.rejected(); }));
+    INFO(first.all_events());
+    REQUIRE(first.running());
+    CHECK(first.s->players() == 3);
+    CHECK(first.s->slot() == 2);
+    CHECK(first.match_seed() == 5);
+    // A second player with its own token (slot 0) joins the same match.
+    client_options second_opt;
+    second_opt.join_token = lobby.sign(lobby.token("duel-1", 0, 1002, params));
+    auto &second = connect(clients, port, second_opt, 11);
+    REQUIRE(pump(clients, [&] { return second.running() || second.rejected(); }));
+    INFO(second.all_events());
+    REQUIRE(second.running());
+    CHECK(second.s->slot() == 0);
+    const auto playing_frame = [&] { return std::min(first.s->confirmed_frame(), second.s->confirmed_frame()); };
+
+    // The same token again, without a reconnect token: already used.
+    {
+        const auto before = playing_frame();
+        client_options opt;
+        opt.join_token = first_token;
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "already used"));
+        CHECK(first.running());
+        CHECK(first.s->slot() == 2);
+        REQUIRE(pump(clients, [&] { return playing_frame() > before + 30; }));
+    }
+    // Match settings that differ from the running match: refused with reason `match`.
+    {
+        const auto before = playing_frame();
+        raw_hello raw{port, lobby.sign(lobby.token("duel-1", 1, 1003, params_of(3, 6, "map=canyon")))};
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.reject);
+        CHECK(raw.reject->reason == wire::reject_reason::match);
+        CHECK(raw.reject->text.find("settings differ") != std::string::npos);
+        // ... and the session route says the same to a real client.
+        client_options opt;
+        opt.join_token = lobby.sign(lobby.token("duel-1", 1, 1003, params_of(3, 5, "map=desert")));
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "settings differ"));
+        REQUIRE(pump(clients, [&] { return playing_frame() > before + 30; }));
+    }
+    // A third player takes slot 1 for a while (the result names it).
+    {
+        client_options opt;
+        opt.join_token = lobby.sign(lobby.token("duel-1", 1, 1003, params));
+        auto &third = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return third.running() || third.rejected(); }));
+        INFO(third.all_events());
+        CHECK(third.running());
+        CHECK(third.s->slot() == 1);
+        third.s->leave();
+        third.active = false;
+    }
+
+    // The first player leaves; it comes back with the same join token and its reconnect token.
+    const auto back_token = first.s->reconnect_token();
+    REQUIRE_FALSE(back_token.empty());
+    first.s->leave();
+    first.active = false;
+    REQUIRE(pump(clients, [&] {
+        const auto *m = find_match(h.host->metrics(), "duel-1");
+        return m && m->players == 1;
+    }));
+    // Its reconnect token with another player's join token (slot 0's) is refused.
+    {
+        client_options opt;
+        opt.join_token = second_opt.join_token;
+        opt.reconnect_token = back_token;
+        auto &cl = connect(clients, port, opt);
+        REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
+        CHECK(cl.saw(session_event_kind::rejected, "belongs to another player"));
+        CHECK(second.running());
+    }
+    {
+        client_options opt;
+        opt.join_token = first_token;
+        opt.reconnect_token = back_token;
+        auto &again = connect(clients, port, opt, 7);
+        REQUIRE(pump(clients, [&] { return again.running() || again.rejected(); }));
+        INFO(again.all_events());
+        REQUIRE(again.running());
+        CHECK(again.s->slot() == 2);
+        CHECK(again.match_seed() == 5);
+    }
+    // Through all of it the match went on: the second player's frames never stopped.
+    const auto frame_now = second.s->confirmed_frame();
+    REQUIRE(pump(clients, [&] { return second.s->confirmed_frame() > frame_now + 30; }));
+    CHECK(second.running());
+    CHECK_FALSE(second.saw(session_event_kind::match_ended));
+    REQUIRE(pump(clients, [&] { return h.host->metrics().refusals >= 7; }));
+    // The log, which holds back refusals to one line a second, accounts for every one of them.
+    REQUIRE(pump(clients, [&] { return h.logged_refusals() >= h.host->metrics().refusals; }));
+    INFO(h.log_text());
+    CHECK(h.logged_refusals() == h.host->metrics().refusals);
+    const auto m = h.host->metrics();
+    CHECK(m.matches == 1);
+    CHECK(m.matches_opened == 1);
+    CHECK(m.matches_failed == 0);
+
+    h.host->request_drain();
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto r = h.result_of("duel-1");
+    REQUIRE(r);
+    CHECK(r->end_reason == "drain forced");
+    REQUIRE(r->slots.size() == 3);
+    CHECK(r->slots[0].player_id == 1002);
+    CHECK(r->slots[1].player_id == 1003);
+    CHECK(r->slots[2].player_id == 1001);
+    CHECK(r->slots[0].present_at_end);
+    CHECK_FALSE(r->slots[1].present_at_end); // left before the end
+    CHECK(r->slots[2].present_at_end);
+}
+
+TEST_CASE("token mode: a match the game refuses, and a draining host, refuse with their own reasons", "[host]") {
+    token_issuer lobby;
+    auto o = local_options();
+    o.max_matches = 1;
+    o.token_keys = {public_key_of(lobby.key)};
+    o.fleet = lobby.fleet;
+    o.drain_grace_ms = 60000;
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    const auto port = h.host->port();
+    client_list clients;
+    {
+        raw_hello raw{port, lobby.sign(lobby.token("bad-map", 0, 1, params_of(2, 1, "refuse")))};
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.reject);
+        CHECK(raw.reject->reason == wire::reject_reason::match);
+        CHECK(raw.reject->text.find("no such map") != std::string::npos);
+    }
+    client_options opt;
+    opt.join_token = lobby.sign(lobby.token("m-1", 0, 1, params_of(2, 1)));
+    auto &player = connect(clients, port, opt);
+    REQUIRE(pump(clients, [&] { return player.running() || player.rejected(); }));
+    REQUIRE(player.running());
+    // The server is full (one match): another match's token is refused.
+    {
+        raw_hello raw{port, lobby.sign(lobby.token("m-2", 0, 2, params_of(2, 1)))};
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.reject);
+        CHECK(raw.reject->reason == wire::reject_reason::match);
+        CHECK(raw.reject->text.find("full") != std::string::npos);
+    }
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.host->metrics().draining; }));
+    {
+        raw_hello raw{port, lobby.sign(lobby.token("m-1", 1, 2, params_of(2, 1)))};
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.reject);
+        CHECK(raw.reject->reason == wire::reject_reason::draining);
+    }
+    CHECK(player.running());
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    REQUIRE(h.result_count() == 1);
+    CHECK(h.results_copy()[0].end_reason == "drain forced");
+    CHECK(player.saw(session_event_kind::match_ended));
+}
+
+// ====================================================================== isolation
+
+TEST_CASE("a match whose game throws or misuses retcon ends alone while the others keep ticking", "[host]") {
+    temp_dir dir;
+    game_control ctl;
+    auto o = local_options();
+    o.max_matches = 3;
+    o.open_matches = 3;
+    o.open_params = params_of(1, 665); // open-1: 665, open-2: 666 (throws), open-3: 667 (misuse)
+    o.reopen_matches = false;
+    o.replay_dir = dir.path();
+    o.drain_grace_ms = 300;
+    host_thread h{o, [&](const match_params &p) { return make_counter_game(p, &ctl); }};
+    const auto port = h.host->port();
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.host->metrics().matches == 3; }));
+    std::map<std::uint64_t, test_client *> by_seed;
+    for (int i = 0; i < 3; ++i) {
+        auto &cl = connect(clients, port, {}, i + 1);
+        REQUIRE(pump(clients, [&] { return cl.running() || cl.rejected(); }));
+        INFO(cl.all_events());
+        REQUIRE(cl.running());
+        by_seed[cl.match_seed()] = &cl;
+    }
+    REQUIRE(by_seed.size() == 3);
+    REQUIRE(by_seed.count(665) == 1);
+    REQUIRE(by_seed.count(666) == 1);
+    REQUIRE(by_seed.count(667) == 1);
+    auto &healthy = *by_seed[665];
+    REQUIRE(pump(clients, [&] { return healthy.s->confirmed_frame() > 60; }));
+
+    ctl.fail_armed = true;
+    REQUIRE(pump(clients, [&] {
+        return by_seed[666]->saw(session_event_kind::match_ended) && by_seed[667]->saw(session_event_kind::match_ended);
+    }));
+    // The healthy match goes on after both failures.
+    const auto frame_after = healthy.s->confirmed_frame();
+    REQUIRE(pump(clients, [&] { return healthy.s->confirmed_frame() > frame_after + 60; }));
+    CHECK(healthy.running());
+    CHECK_FALSE(healthy.saw(session_event_kind::match_ended));
+    REQUIRE(pump(clients, [&] { return h.result_count() == 2 && h.host->metrics().matches_failed == 2; }));
+    const auto thrown = h.result_of("open-2");
+    const auto misused = h.result_of("open-3");
+    REQUIRE(thrown);
+    REQUIRE(misused);
+    INFO(h.log_text());
+    CHECK(thrown->end_reason.rfind("error: ", 0) == 0);
+    CHECK(thrown->end_reason.find("the game broke at frame") != std::string::npos);
+    CHECK(misused->end_reason.rfind("error: ", 0) == 0);
+    CHECK(misused->end_reason.find("entity") != std::string::npos); // the misuse report's text
+    // Their players were there when the failure ended the match.
+    CHECK(thrown->slots.at(0).present_at_end);
+    CHECK(misused->slots.at(0).present_at_end);
+    // Their replays are complete up to the frame that failed, and re-simulate to their hashes.
+    check_replay(*thrown);
+    CHECK(thrown->final_frame == ctl.failed_at.load());
+    check_replay(*misused);
+    const auto m = h.host->metrics();
+    CHECK(m.matches == 1);
+    CHECK(m.matches_failed == 2);
+    CHECK(find_match(m, "open-1") != nullptr);
+
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto survivor = h.result_of("open-1");
+    REQUIRE(survivor);
+    CHECK(survivor->end_reason == "drain");
+    check_replay(*survivor);
+}
+
+// ====================================================================== allocations
+
+namespace {
+/// Two matches of two players, every client playing; the ticking thread's allocations over
+/// 600 frames of one match (10 s at 60 Hz), counted in that match's step after a warm-up.
+long long steady_state_allocations(const std::filesystem::path &replay_dir) {
+    game_control ctl;
+    ctl.measure_seed = 200;
+    ctl.measure_frames = 600;
+    auto o = local_options();
+    o.max_matches = 2;
+    o.open_matches = 2;
+    o.open_params = params_of(2, 200);
+    o.replay_dir = replay_dir;
+    host_thread h{o, [&](const match_params &p) { return make_counter_game(p, &ctl); }};
+    const auto port = h.host->port();
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.host->metrics().matches == 2; }));
+    for (int i = 0; i < 4; ++i) connect(clients, port, {}, i % 2 == 0 ? 1 : -1);
+    REQUIRE(pump(clients, [&] {
+        return std::all_of(clients.begin(), clients.end(), [](const auto &c) { return c->running(); });
+    }));
+    // Warm up: every buffer reaches its high-water mark (and a replay its first keyframes).
+    REQUIRE(pump(clients, [&] {
+        return std::all_of(clients.begin(), clients.end(), [](const auto &c) { return c->s->confirmed_frame() > 300; });
+    }));
+    ctl.measure_requested = true;
+    REQUIRE(pump(clients, [&] { return ctl.measured_allocations.load() >= 0; }, 60000));
+    CHECK(std::all_of(clients.begin(), clients.end(), [](const auto &c) { return c->running(); }));
+    const auto m = h.host->metrics();
+    CHECK(m.players == 4);
+    h.host->request_drain();
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    UNSCOPED_INFO("allocations on the ticking thread from frame " << ctl.measured_from.load() << " over "
+                                                                 << ctl.measure_frames << " frames");
+    return ctl.measured_allocations.load();
+}
+} // namespace
+
+TEST_CASE("the ticking thread allocates nothing in steady state", "[host][allocations]") {
+    CHECK(steady_state_allocations({}) == 0);
+}
+
+// Recording is part of a match's steady state (docs/hosting.md, "Threads"), but replay_writer
+// still allocates on it: every delta keyframe (image_regions' pool tables) and the seek index
+// as it grows. [!shouldfail] pins that down; once the writer allocates nothing, this fails:
+// drop the tag.
+TEST_CASE("the ticking thread allocates nothing in steady state while recording replays",
+          "[host][allocations][!shouldfail]") {
+    temp_dir dir;
+    CHECK(steady_state_allocations(dir.path()) == 0);
+}
+
+// ====================================================================== metrics page
+
+namespace {
+/// GET http://127.0.0.1:@p port @p path with a plain socket; the whole response.
+std::string http_get(std::uint16_t port, const std::string &path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return {};
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string response;
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) == 0) {
+        const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+            char buf[4096];
+            for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+    ::close(fd);
+    return response;
+}
+} // namespace
+
+TEST_CASE("the metrics page serves the host's and each match's figures", "[host][metrics]") {
+    auto o = local_options();
+    o.open_params = params_of(2, 1);
+    o.serve_metrics = true;
+    o.metrics_port = 0;
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    const auto port = h.host->port();
+    REQUIRE(h.host->metrics_port() != 0);
+    client_list clients;
+    auto &a = connect(clients, port);
+    auto &b = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return a.running() && b.running(); }));
+    REQUIRE(pump(clients, [&] {
+        const auto *m = find_match(h.host->metrics(), "open-1");
+        return m && m->players == 2 && m->ticks > 0;
+    }));
+    const auto page = http_get(h.host->metrics_port(), "/metrics");
+    INFO(page);
+    CHECK(page.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(page.find("text/plain; version=0.0.4") != std::string::npos);
+    CHECK(page.find("\nretcon_host_matches 1\n") != std::string::npos);
+    CHECK(page.find("\nretcon_host_players 2\n") != std::string::npos);
+    CHECK(page.find("\nretcon_match_players{match=\"open-1\"} 2\n") != std::string::npos);
+    CHECK(page.find("# TYPE retcon_host_tick_lateness_seconds histogram") != std::string::npos);
+    CHECK(page.find("retcon_host_tick_lateness_seconds_bucket{le=\"0.000010\"}") != std::string::npos);
+    CHECK(page.find("retcon_host_tick_lateness_seconds_bucket{le=\"+Inf\"}") != std::string::npos);
+    CHECK(page.find("retcon_host_tick_lateness_seconds_count ") != std::string::npos);
+    CHECK(page.find("\nretcon_host_tick_lateness_seconds_count 0\n") == std::string::npos);
+    const auto missing = http_get(h.host->metrics_port(), "/other");
+    CHECK(missing.rfind("HTTP/1.1 404", 0) == 0);
+    h.host->request_drain();
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+}
+
+// ====================================================================== empty matches
+
+TEST_CASE("a match its players left ends after empty_timeout_ms and open mode replaces it", "[host]") {
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.empty_timeout_ms = 300;
+    o.drain_grace_ms = 300;
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    const auto port = h.host->port();
+    client_list clients;
+    auto &a = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return a.running(); }));
+    REQUIRE(pump(clients, [&] { return a.s->confirmed_frame() > 30; }));
+    a.s->leave();
+    a.active = false;
+    REQUIRE(pump(clients, [&] { return h.result_count() == 1; }));
+    const auto r = h.result_of("open-1");
+    REQUIRE(r);
+    CHECK(r->end_reason == "players left");
+    CHECK_FALSE(r->slots.at(0).present_at_end);
+    // A fresh match took its place, and a new player is admitted to it.
+    REQUIRE(pump(clients, [&] {
+        const auto m = h.host->metrics();
+        return find_match(m, "open-2") != nullptr && m.matches == 1;
+    }));
+    auto &b = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return b.running() || b.rejected(); }));
+    CHECK(b.running());
+    CHECK(b.match_seed() == 2);
+    CHECK_FALSE(h.done.load());
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+}
+
+TEST_CASE("without reopen_matches the host returns once its open matches have ended", "[host]") {
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.empty_timeout_ms = 300;
+    o.reopen_matches = false;
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    const auto port = h.host->port();
+    client_list clients;
+    auto &a = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return a.running(); }));
+    a.s->leave();
+    a.active = false;
+    // run() returns on its own: no drain requested.
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto results = h.results_copy();
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].match_id == "open-1");
+    CHECK(results[0].end_reason == "players left");
+    CHECK(h.host->metrics().matches_opened == 1);
+    CHECK_FALSE(h.logged("match=open-2"));
+}
