@@ -138,8 +138,8 @@ private:
         if (log_.is_open()) log_ << line << '\n';
         if (line.rfind("demo_server: listening", 0) == 0) listening_ = true;
         else if (line.rfind("demo_server: match over", 0) == 0) summary_ = line;
-        else if (line.rfind("[frame ", 0) == 0) {
-            const auto close = line.find("] ");
+        else if (const auto event_at = line.find("[frame "); event_at != std::string::npos) { // "match=ID [frame N] ..."
+            const auto close = line.find("] ", event_at);
             if (close == std::string::npos || !phase) return;
             std::istringstream in{line.substr(close + 2)};
             std::string kind, slot_word, slot;

@@ -50,6 +50,7 @@ constexpr std::uint64_t ending_poll_us = 20'000;   // an ending match's goodbyes
 constexpr std::uint64_t late_us = 2'000;           // a tick this late counts in match_metrics::late_ticks
 constexpr std::size_t phase_buckets = 16;          // frame phases spread over the tick period
 constexpr std::size_t max_remembered_ended = 4096; // ended match ids refused as "has ended"
+constexpr int max_catch_up = 4;                    // late frames of one match ticked in one loop pass
 
 } // namespace
 
@@ -605,6 +606,8 @@ struct match_host::impl final : transport_router {
         std::size_t running = 0;
         for (const auto &m : matches) running += (m && !m->ending) ? 1u : 0u;
         if (running >= opt.open_matches) return;
+        // An ended match holds its place until its goodbyes are done: open the next one then.
+        if (std::find(matches.begin(), matches.end(), nullptr) == matches.end()) return;
         if (!opt.reopen_matches && open_sequence >= opt.open_matches) return;
         match_params p = opt.open_params;
         p.seed = opt.open_params.seed + open_sequence;
@@ -665,6 +668,7 @@ struct match_host::impl final : transport_router {
                 housekeeping();
                 next_housekeeping = now + housekeeping_us;
             }
+            if (open_mode() && !draining && now >= next_open_us) open_missing(); // staggered, on time
             const auto n0 = now_ns();
             mux.poll(now / 1000, *this);
             live.costs.network_ns += now_ns() - n0;
@@ -675,9 +679,11 @@ struct match_host::impl final : transport_router {
                 match &m = *matches[i];
                 if (mux.pending(m.route) || (m.ending && now - m.last_poll_us >= ending_poll_us)) poll_match(m);
                 if (!m.ending && m.session) {
-                    // Late frames are ticked back to back: the schedule never drifts.
+                    // Late frames are ticked back to back, so the schedule never drifts, but at
+                    // most max_catch_up a pass: an overloaded host still services its socket
+                    // (else ENet times every player out) and the other matches.
                     bool polled = false;
-                    while (!m.ending && m.deadline_us(m.session->frame()) <= now) {
+                    for (int caught = 0; caught < max_catch_up && !m.ending && m.deadline_us(m.session->frame()) <= now; ++caught) {
                         if (!polled) {
                             poll_match(m);
                             polled = true;
@@ -695,6 +701,7 @@ struct match_host::impl final : transport_router {
             if (open_mode() && !opt.reopen_matches && !any && open_sequence >= opt.open_matches) break;
             // Sleep until the next deadline, housekeeping, or a packet.
             std::uint64_t wake = next_housekeeping;
+            if (open_mode() && !draining && next_open_us > now) wake = std::min(wake, next_open_us);
             for (const auto &mp : matches) {
                 if (!mp) continue;
                 if (mp->ending) wake = std::min(wake, mp->last_poll_us + ending_poll_us);
@@ -735,8 +742,12 @@ result<std::unique_ptr<match_host>> match_host::create(host_options options, gam
     auto p = std::make_unique<impl>(std::move(options), std::move(factory), std::move(*base));
     if (p->opt.serve_metrics) {
         auto page = metrics_server::start(p->opt.metrics_bind, p->opt.metrics_port, [raw = p.get()] {
-            std::lock_guard lock{raw->published_mutex};
-            return to_prometheus(raw->published);
+            host_metrics copy;
+            {
+                std::lock_guard lock{raw->published_mutex}; // the ticking thread publishes under it
+                copy = raw->published;
+            }
+            return to_prometheus(copy);
         });
         if (!page) return page.err();
         p->metrics_port_bound = page->port();
