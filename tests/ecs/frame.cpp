@@ -41,7 +41,7 @@ std::vector<std::byte> bytes_of(const pad_input &in) {
 }
 } // namespace
 
-TEST_CASE("frame numbers are 32-bit; to_frame refuses what no match reaches", "[frame]") {
+TEST_CASE("frame numbers are 32-bit, to_frame refuses what no match reaches", "[frame]") {
     STATIC_REQUIRE(sizeof(frame_t) == 4);
     STATIC_REQUIRE(no_frame == 0xFFFFFFFFu);
     STATIC_REQUIRE(max_frame == 0xFFFFFFFEu);

@@ -86,7 +86,7 @@ std::string field_error(const std::vector<std::byte> &bytes) {
 
 } // namespace
 
-TEST_CASE("join tokens: sign and decode round trip; every signing gets its own nonce", "[host][token]") {
+TEST_CASE("join tokens: sign and decode round trip, every signing gets its own nonce", "[host][token]") {
     const auto t = sample_token();
     const auto a = sign(t);
     const auto b = sign(t);
@@ -133,7 +133,7 @@ TEST_CASE("join tokens: sign and decode round trip; every signing gets its own n
     CHECK_THAT(over.message(), Catch::Contains("would be 513 bytes, more than 512"));
 }
 
-TEST_CASE("join tokens: a valid token verifies; the refusals say why", "[host][token]") {
+TEST_CASE("join tokens: a valid token verifies, the refusals say why", "[host][token]") {
     auto v = verifier_for();
     const auto bytes = sign(sample_token());
     const auto ok = v.verify(bytes, t0 + 10);
@@ -472,7 +472,7 @@ TEST_CASE("join tokens: replay cache marks reuse, forgets tokens once expired, a
     }
 }
 
-TEST_CASE("join tokens: key files round trip; the secret one is 0600; damage is named", "[host][token]") {
+TEST_CASE("join tokens: key files round trip, the secret one is 0600, damage is named", "[host][token]") {
     temp_dir dir;
     const auto k = generate_signing_key(12);
     const auto pub = public_key_of(k);
@@ -574,7 +574,7 @@ TEST_CASE("join tokens: key files round trip; the secret one is 0600; damage is 
     CHECK_THAT(nowhere.message(), Catch::Contains("no-such-dir/s.key") && Catch::Contains("cannot create"));
 }
 
-TEST_CASE("join tokens: the text form is base64url without padding; anything else is refused", "[host][token]") {
+TEST_CASE("join tokens: the text form is base64url without padding, anything else is refused", "[host][token]") {
     const auto bytes = sign(sample_token());
     const auto text = token_to_text(bytes);
     CHECK(text.size() == 195); // 146 bytes

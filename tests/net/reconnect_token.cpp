@@ -37,7 +37,7 @@ TEST_CASE("reconnect tokens: 128 bits, never empty, all different, every bit use
     }
 }
 
-TEST_CASE("reconnect tokens print as 32 hex digits and parse back; bad text says what is wrong", "[net][token]") {
+TEST_CASE("reconnect tokens print as 32 hex digits and parse back, bad text says what is wrong", "[net][token]") {
     const auto t = reconnect_token::generate();
     const auto hex = t.to_hex();
     CHECK(hex.size() == 32);

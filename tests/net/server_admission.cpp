@@ -44,7 +44,7 @@ std::string rejection(const sim_client &c) {
 
 } // namespace
 
-TEST_CASE("admission: a refused hello gets the check's reason; the match goes on", "[net][admission]") {
+TEST_CASE("admission: a refused hello gets the check's reason, the match goes on", "[net][admission]") {
     sim_match m{31, 3};
     m.use_server_options(with_tickets());
     auto &ann = m.add_client(wire_link, wire_link, holding(1, 7));

@@ -136,7 +136,7 @@ std::size_t own_image_size(const sim_match &m) {
 
 } // namespace
 
-TEST_CASE("a connection that sends no hello is dropped at hello_timeout_ms; refusals are reported once a second",
+TEST_CASE("a connection that sends no hello is dropped at hello_timeout_ms, refusals are reported once a second",
           "[net][hostile][limits]") {
     // Before, a connection without a hello kept its place until disconnect_ms (5 s) of silence.
     sim_match m{51, 2};
@@ -160,7 +160,7 @@ TEST_CASE("a connection that sends no hello is dropped at hello_timeout_ms; refu
     CHECK(player.session->state() == client_state::running);
 }
 
-TEST_CASE("spectators beyond max_spectators are refused by name; player slots stay free", "[net][hostile][limits]") {
+TEST_CASE("spectators beyond max_spectators are refused by name, player slots stay free", "[net][hostile][limits]") {
     sim_match m{52, 2};
     server_options so;
     so.max_spectators = 2;
@@ -263,7 +263,7 @@ TEST_CASE("an upload larger than a small multiple of the server's own image is r
     CHECK(count_containing(m.server_events, session_event_kind::disconnected, "oversized snapshot upload (cap ") == 1);
 }
 
-TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned; server memory stays bounded",
+TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned, server memory stays bounded",
           "[net][hostile][limits]") {
     // Ten players each claim a mismatch and start an upload at the cap, then stall. Before,
     // each could hold up to 64 MiB for as long as it liked; now uploads in progress reserve a

@@ -195,7 +195,7 @@ TEST_CASE("a deliberately corrupted client is detected, named and resynchronised
     fs::remove_all(dir);
 }
 
-TEST_CASE("a client that goes silent is interrupted, then dropped; its slot reads not present", "[net][session]") {
+TEST_CASE("a client that goes silent is interrupted, then dropped, its slot reads not present", "[net][session]") {
     sim_match m{14, 2};
     const link_conditions link{20, 2, 0.0};
     auto &a = m.add_client(link, link);
@@ -507,7 +507,7 @@ TEST_CASE("end_match finishes by timeout when a client vanished", "[net][session
     CHECK(timed_out);
 }
 
-TEST_CASE("end_match with nobody connected is finished at once; nobody joins an ended match", "[net][session][end]") {
+TEST_CASE("end_match with nobody connected is finished at once, nobody joins an ended match", "[net][session][end]") {
     sim_match m{33, 2};
     m.run(200);
     m.server->end_match();
@@ -519,7 +519,7 @@ TEST_CASE("end_match with nobody connected is finished at once; nobody joins an 
     CHECK(m.server->finished());
 }
 
-TEST_CASE("server_options::record_path records the match; the replay verifies with the game's step",
+TEST_CASE("server_options::record_path records the match, the replay verifies with the game's step",
           "[net][session][record]") {
     namespace fs = std::filesystem;
     const auto dir = fs::temp_directory_path() / ("retcon-record-" + std::to_string(::getpid()));
@@ -562,7 +562,7 @@ TEST_CASE("server_options::record_path records the match; the replay verifies wi
     fs::remove_all(dir);
 }
 
-TEST_CASE("a recording that cannot be written is an event; the match goes on unrecorded", "[net][session][record]") {
+TEST_CASE("a recording that cannot be written is an event, the match goes on unrecorded", "[net][session][record]") {
     namespace fs = std::filesystem;
     sim_match m{35, 2};
     server_options so;

@@ -148,7 +148,7 @@ struct sim_rig {
 
 // ---------------------------------------------------------------- transport::wait
 
-TEST_CASE("transport::wait: the default sleeps and reports a timeout; the simulated network returns at once",
+TEST_CASE("transport::wait: the default sleeps and reports a timeout, the simulated network returns at once",
           "[net][wait]") {
     struct bare final : transport {
         void send(peer_id, wire::channel, std::span<const std::byte>) override {}
@@ -198,7 +198,7 @@ TEST_CASE("ENet server transport: wait times out with no traffic, wakes when a c
 
 // ---------------------------------------------------------------- transport_mux, simulated network
 
-TEST_CASE("mux: each connection lands on the route the router chose; a route sees only its own", "[net][mux]") {
+TEST_CASE("mux: each connection lands on the route the router chose, a route sees only its own", "[net][mux]") {
     sim_rig rig;
     const std::size_t a = rig.add_route('A');
     const std::size_t b = rig.add_route('B');
@@ -350,7 +350,7 @@ TEST_CASE("mux: a connection with nothing routable is dropped after unrouted_tim
     CHECK(rig.router.first_packets.empty());
 }
 
-TEST_CASE("mux: remove_route disconnects its connections and drops their events; its index is reused",
+TEST_CASE("mux: remove_route disconnects its connections and drops their events, its index is reused",
           "[net][mux]") {
     sim_rig rig;
     const std::size_t a = rig.add_route('A');

@@ -56,7 +56,7 @@ TEST_CASE("an empty world hashes consistently", "[snapshot][hash]") {
     CHECK(hash(g) != hash(a)); // one more section (the group length)
 }
 
-TEST_CASE("worlds built by the same operations hash equal; different ones do not", "[snapshot][hash]") {
+TEST_CASE("worlds built by the same operations hash equal, different ones do not", "[snapshot][hash]") {
     const schema s = grouped_schema();
     for (std::uint64_t seed = 20; seed < 25; ++seed) {
         const world a = make_random_world(s, seed, 40);

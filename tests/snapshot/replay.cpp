@@ -572,7 +572,7 @@ TEST_CASE("delta keyframes of a moving world are smaller than full ones", "[snap
     }
 }
 
-TEST_CASE("replay_reader::inputs is the recorded frame_inputs record; frames outside the replay are misuse",
+TEST_CASE("replay_reader::inputs is the recorded frame_inputs record, frames outside the replay are misuse",
           "[snapshot][replay]") {
     temp_dir dir;
     const auto path = dir / "view.rcr";
