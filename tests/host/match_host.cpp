@@ -993,3 +993,27 @@ TEST_CASE("without reopen_matches the host returns once its open matches have en
     CHECK(h.host->metrics().matches_opened == 1);
     CHECK_FALSE(h.logged("match=open-2"));
 }
+
+TEST_CASE("an ended match still saying goodbye delays its replacement instead of draining the host", "[host]") {
+    // The ended match holds its place until its clients acknowledge the goodbye (or
+    // end_timeout_ms): open mode must wait for that place, not take "the server is full" as a
+    // reason to drain.
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.match_duration_ms = 300;
+    o.session.record_settings.keyframe_interval = 12; // matches open 200 ms apart: before open-1 is done
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    const auto port = h.host->port();
+    client_list clients;
+    auto &a = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return a.running(); }));
+    a.active = false; // never acknowledges the goodbye: open-1 holds its place for end_timeout_ms
+    REQUIRE(pump(clients, [&] { return h.result_of("open-1").has_value() || h.done.load(); }));
+    REQUIRE(pump(clients, [&] { return h.logged("match=open-2 opened") || h.done.load(); }));
+    CHECK_FALSE(h.done.load());
+    CHECK_FALSE(h.host->metrics().draining);
+    CHECK_FALSE(h.logged("could not open match"));
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+}
