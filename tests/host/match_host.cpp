@@ -236,6 +236,7 @@ struct host_thread {
     }
 };
 
+/// A pointer into @p m: keep the host_metrics copy alive while using it.
 const match_metrics *find_match(const host_metrics &m, const std::string &id) {
     for (const auto &x : m.per_match)
         if (x.match_id == id) return &x;
@@ -648,7 +649,8 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
     first.s->leave();
     first.active = false;
     REQUIRE(pump(clients, [&] {
-        const auto *m = find_match(h.host->metrics(), "duel-1");
+        const auto metrics = h.host->metrics();
+        const auto *m = find_match(metrics, "duel-1");
         return m && m->players == 1;
     }));
     // Its reconnect token with another player's join token (slot 0's) is refused.
@@ -913,7 +915,8 @@ TEST_CASE("the metrics page serves the host's and each match's figures", "[host]
     auto &b = connect(clients, port);
     REQUIRE(pump(clients, [&] { return a.running() && b.running(); }));
     REQUIRE(pump(clients, [&] {
-        const auto *m = find_match(h.host->metrics(), "open-1");
+        const auto metrics = h.host->metrics();
+        const auto *m = find_match(metrics, "open-1");
         return m && m->players == 2 && m->ticks > 0;
     }));
     const auto page = http_get(h.host->metrics_port(), "/metrics");
