@@ -88,6 +88,8 @@ struct match_host::impl final : transport_router {
         std::size_t phase = 0;
         // Tick timing, written by the wrapped step and the confirmed-frame callback.
         std::uint64_t step_end_ns = 0, confirmed_ns = 0;
+        // The hash of the world after the last confirmed frame (the session computes it anyway).
+        std::optional<std::uint64_t> last_hash;
 
         [[nodiscard]] std::uint64_t deadline_us(frame_t f) const {
             return start_us + static_cast<std::uint64_t>(std::llround(static_cast<double>(f - first_frame) * period_us));
@@ -101,7 +103,6 @@ struct match_host::impl final : transport_router {
     std::vector<std::unique_ptr<match>> matches; // index: match number; null: free
     std::unordered_map<std::string, std::size_t> by_id;
     std::deque<std::string> ended_ids;
-    std::vector<std::size_t> match_of_route;
     std::unordered_map<peer_id, admission_note> notes;
     std::array<std::uint32_t, phase_buckets> phase_load{};
 
@@ -354,8 +355,6 @@ struct match_host::impl final : transport_router {
         m->game.config.max_players = params.players;
         m->game.config.tick_hz = params.tick_hz;
         m->route = mux.add_route();
-        if (match_of_route.size() <= m->route) match_of_route.resize(m->route + 1, no_route);
-        match_of_route[m->route] = index;
 
         server_options so = opt.session;
         if (!opt.single_replay_path.empty() && !single_replay_used) {
@@ -380,10 +379,12 @@ struct match_host::impl final : transport_router {
             m->session = std::make_unique<server_session>(m->game.config, *m->game.state, std::move(step), mux.route(m->route), so);
         } catch (...) {
             mux.remove_route(m->route);
-            match_of_route[m->route] = no_route;
             throw;
         }
-        m->session->on_confirmed([raw](const frame_inputs &, const world &, std::uint64_t) { raw->confirmed_ns = now_ns(); });
+        m->session->on_confirmed([raw](const frame_inputs &, const world &, std::uint64_t h) {
+            raw->confirmed_ns = now_ns();
+            raw->last_hash = h;
+        });
         m->slots.resize(params.players);
         for (std::size_t s = 0; s < m->slots.size(); ++s) m->slots[s].slot = static_cast<int>(s);
 
@@ -514,7 +515,8 @@ struct match_host::impl final : transport_router {
         r.duration_s = static_cast<double>(now - m.opened_us) / 1e6;
         r.joins = m.joins;
         r.final_frame = m.session ? m.session->frame() : 0;
-        r.final_hash = hash(*m.game.state);
+        // A step that threw left the world between frames: the last confirmed one is the verdict.
+        r.final_hash = m.last_hash ? *m.last_hash : hash(*m.game.state);
         r.slots = m.slots;
         if (m.session) {
             const auto t = m.session->totals();
@@ -545,7 +547,6 @@ struct match_host::impl final : transport_router {
         log_match(m, "ended (" + m.end_reason + ") after " + std::to_string(r.final_frame) + " frames");
         results.push(std::move(r));
         mux.remove_route(m.route);
-        match_of_route[m.route] = no_route;
         by_id.erase(m.id);
         ended_ids.push_back(m.id);
         if (ended_ids.size() > max_remembered_ended) ended_ids.pop_front();
