@@ -226,19 +226,6 @@ private:
     errc code_ = errc::ok;
 };
 
-std::string quote_text(std::string_view s) {
-    std::string out = "'";
-    for (const char c : s) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    return out + "'";
-}
 
 /// Checks every field for sign_token; the first problem as an invalid_argument error.
 result<void> check_for_signing(const join_token &t) {
@@ -249,13 +236,13 @@ result<void> check_for_signing(const join_token &t) {
     if (t.role != token_role::player && t.role != token_role::spectator)
         return bad("role", std::to_string(static_cast<unsigned>(t.role)), "is neither player (0) nor spectator (1)");
     if (auto p = check_times(t.issued_at, t.expires_at)) return bad("expires_at", std::to_string(t.expires_at), p);
-    if (auto p = check_fleet(t.fleet)) return bad("fleet", quote_text(t.fleet), p);
-    if (auto p = check_match_id(t.match_id)) return bad("match_id", quote_text(t.match_id), p);
+    if (auto p = check_fleet(t.fleet)) return bad("fleet", quoted_text(t.fleet), p);
+    if (auto p = check_match_id(t.match_id)) return bad("match_id", quoted_text(t.match_id), p);
     if (auto p = check_players(t.params.players)) return bad("players", std::to_string(t.params.players), p);
     if (auto p = check_slot(t.role, t.slot, t.params.players))
         return bad("slot", std::to_string(t.slot) + " of " + std::to_string(t.params.players), p);
     if (auto p = check_player_id(t.role, t.player_id)) return bad("player_id", std::to_string(t.player_id), p);
-    if (auto p = check_name(t.player_name)) return bad("player_name", quote_text(t.player_name), p);
+    if (auto p = check_name(t.player_name)) return bad("player_name", quoted_text(t.player_name), p);
     if (auto p = check_tick(t.params.tick_hz)) return bad("tick_hz", std::to_string(t.params.tick_hz), p);
     if (auto p = check_settings(t.params.settings))
         return bad("settings", "(" + std::to_string(t.params.settings.size()) + " bytes)", p);
@@ -447,6 +434,20 @@ std::string key_list(const std::vector<verify_key> &keys) {
 
 } // namespace
 
+std::string quoted_text(std::string_view s) {
+    std::string out = "'";
+    for (const char c : s) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+            out += hex;
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
 // ---------------------------------------------------------------------------------------------
 
 signing_key generate_signing_key(std::uint32_t key_id) {
@@ -550,10 +551,10 @@ result<join_token> decode_token(std::span<const std::byte> bytes) {
     r.bytes("nonce", t.nonce);
     at = r.offset();
     if (r.text<std::uint8_t>("fleet", t.fleet, max_fleet))
-        r.check("fleet", at, check_fleet(t.fleet), quote_text(t.fleet));
+        r.check("fleet", at, check_fleet(t.fleet), quoted_text(t.fleet));
     at = r.offset();
     if (r.text<std::uint8_t>("match_id", t.match_id, max_match_id))
-        r.check("match_id", at, check_match_id(t.match_id), quote_text(t.match_id));
+        r.check("match_id", at, check_match_id(t.match_id), quoted_text(t.match_id));
     const std::size_t slot_at = r.offset();
     r.uint("slot", t.slot);
     at = r.offset();
@@ -561,7 +562,7 @@ result<join_token> decode_token(std::span<const std::byte> bytes) {
         r.check("player_id", at, check_player_id(t.role, t.player_id), std::to_string(t.player_id));
     at = r.offset();
     if (r.text<std::uint8_t>("player_name", t.player_name, max_name))
-        r.check("player_name", at, check_name(t.player_name), quote_text(t.player_name));
+        r.check("player_name", at, check_name(t.player_name), quoted_text(t.player_name));
     at = r.offset();
     if (r.uint("players", t.params.players) &&
         r.check("players", at, check_players(t.params.players), std::to_string(t.params.players)))
@@ -725,8 +726,8 @@ token_verifier::outcome token_verifier::verify(std::span<const std::byte> bytes,
                                                  std::to_string(t.key_id) + " (forged or corrupted)");
 
     if (t.fleet != s.options.fleet)
-        return refuse(token_refusal::wrong_fleet, "join token is for fleet " + quote_text(t.fleet) +
-                                                      ", this server is " + quote_text(s.options.fleet));
+        return refuse(token_refusal::wrong_fleet, "join token is for fleet " + quoted_text(t.fleet) +
+                                                      ", this server is " + quoted_text(s.options.fleet));
     if (t.issued_at > sat_add(now_unix_s, skew))
         return refuse(token_refusal::not_yet_valid, "join token is not valid for another " +
                                                         std::to_string(t.issued_at - now_unix_s) +

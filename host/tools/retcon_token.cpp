@@ -72,21 +72,6 @@ std::string utc(std::uint64_t t) {
     return text;
 }
 
-/// Text with control characters, quotes and backslashes escaped, in single quotes.
-std::string quote_text(const std::string &s) {
-    std::string out = "'";
-    for (const char c : s) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    return out + "'";
-}
-
 std::string hex(std::span<const std::byte> b) {
     static constexpr char digits[] = "0123456789abcdef";
     std::string s;
@@ -180,18 +165,18 @@ void print_token(const retcon::join_token &t, std::size_t size, std::uint64_t no
                 utc(t.expires_at).c_str(), relative(t.expires_at, now).c_str(),
                 static_cast<unsigned long long>(t.expires_at - t.issued_at));
     std::printf("  nonce:       %s\n", hex(t.nonce).c_str());
-    std::printf("  fleet:       %s\n", quote_text(t.fleet).c_str());
+    std::printf("  fleet:       %s\n", retcon::quoted_text(t.fleet).c_str());
     std::printf("  match id:    %s\n", t.match_id.c_str());
     if (player)
         std::printf("  slot:        %u\n", static_cast<unsigned>(t.slot));
     else
         std::printf("  slot:        255 (spectator)\n");
     std::printf("  player id:   %llu\n", static_cast<unsigned long long>(t.player_id));
-    std::printf("  player name: %s\n", quote_text(t.player_name).c_str());
+    std::printf("  player name: %s\n", retcon::quoted_text(t.player_name).c_str());
     std::printf("  players:     %u\n", static_cast<unsigned>(t.params.players));
     std::printf("  tick rate:   %u Hz\n", static_cast<unsigned>(t.params.tick_hz));
     std::printf("  seed:        %llu\n", static_cast<unsigned long long>(t.params.seed));
-    std::printf("  settings:    %s (%zu bytes)\n", quote_text(t.params.settings).c_str(), t.params.settings.size());
+    std::printf("  settings:    %s (%zu bytes)\n", retcon::quoted_text(t.params.settings).c_str(), t.params.settings.size());
 }
 
 int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
@@ -218,7 +203,7 @@ int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
     const auto out = verifier.verify(*bytes, now);
     if (out.ok) {
         std::printf("verifies: key %u, fleet %s, at %llu (clock skew allowed: %u s)\n", token->key_id,
-                    quote_text(options.fleet).c_str(), static_cast<unsigned long long>(now), options.clock_skew_s);
+                    retcon::quoted_text(options.fleet).c_str(), static_cast<unsigned long long>(now), options.clock_skew_s);
         return status(exit_code::ok);
     }
     std::printf("refused (%s): %s\n", retcon::to_string(out.refusal), out.message.c_str());

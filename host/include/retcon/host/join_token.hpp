@@ -132,6 +132,10 @@ enum class token_refusal : std::uint8_t {
 /// @brief Short stable name of a refusal ("missing", "forged", ...).
 [[nodiscard]] const char *to_string(token_refusal r) noexcept;
 
+/// @brief A token's text field as messages show it: in single quotes, with control characters,
+/// quotes and backslashes as \xNN (a hostile name cannot forge log lines).
+[[nodiscard]] std::string quoted_text(std::string_view text);
+
 /// @brief A token that verified, and whether this was the first time this verifier saw it.
 struct verified_token {
     join_token token;
