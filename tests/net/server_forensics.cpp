@@ -5,6 +5,7 @@
 
 #include <common/counting_allocator.hpp>
 #include <common/misuse.hpp>
+#include <common/raw_peer.hpp>
 #include <common/sim_match.hpp>
 #include <common/temp_dir.hpp>
 
@@ -18,67 +19,6 @@ using namespace retcon;
 using namespace retcon::test;
 
 namespace {
-
-/// A hand-driven player on the simulated network: joins, claims checksums, uploads.
-struct raw_peer final : transport_handler {
-    transport &t;
-    bool closed = false;
-    bool welcomed = false;
-    wire::welcome_msg welcome;
-    std::vector<wire::desync_msg> desyncs;
-    std::vector<std::byte> out;
-
-    explicit raw_peer(sim_match &m) : t{m.net.connect({5, 0, 0.0}, {5, 0, 0.0})} { t.poll(m.now, *this); }
-    void on_connect(peer_id) override {}
-    void on_disconnect(peer_id) override { closed = true; }
-    void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
-        if (ch != wire::channel::control) return;
-        switch (static_cast<wire::message_kind>(wire::peek_kind(data))) {
-        case wire::message_kind::welcome: welcomed = wire::decode(data, welcome).ok(); break;
-        case wire::message_kind::desync:
-            if (wire::desync_msg d; wire::decode(data, d)) desyncs.push_back(d);
-            break;
-        default: break;
-        }
-    }
-    void hello(const sim_match &m) {
-        wire::hello_msg h;
-        h.schema_hash = m.server_world.schema_hash();
-        h.input_layout_hash = m.config.input_layout_hash;
-        h.content_version = m.config.content_version;
-        h.input_size = m.config.input_size;
-        h.name = "claimer";
-        wire::encode(h, out);
-        t.send(0, wire::channel::control, out);
-    }
-    /// An input message with no inputs that acknowledges the server's frame and, unless
-    /// @p frame is no_frame, claims world hash @p h for it.
-    void claim(const sim_match &m, frame_t frame, std::uint64_t h) {
-        wire::input_msg msg;
-        msg.slot = welcome.slot;
-        msg.ack_confirmed = m.server->frame();
-        msg.first_frame = m.server->frame();
-        msg.client_time_ms = 1;
-        msg.checksum_frame = frame;
-        msg.checksum = h;
-        wire::encode(msg, m.config.input_size, {}, out);
-        t.send(0, wire::channel::inputs, out);
-    }
-    void ack(const sim_match &m) { claim(m, no_frame, 0); }
-    /// Uploads @p file as the snapshot of @p frame, in 1000-byte chunks.
-    void upload(frame_t frame, std::span<const std::byte> file) {
-        wire::snapshot_chunk_msg c;
-        c.transfer = c.frame = frame;
-        c.total = static_cast<std::uint32_t>(file.size());
-        for (std::size_t off = 0; off < file.size(); off += 1000) {
-            c.offset = static_cast<std::uint32_t>(off);
-            c.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(off),
-                           file.begin() + static_cast<std::ptrdiff_t>(std::min(file.size(), off + 1000)));
-            wire::encode(c, out);
-            t.send(0, wire::channel::snapshots, out);
-        }
-    }
-};
 
 /// Runs the match for @p ms, the raw peers acknowledging every 100 ms as a client does.
 void run_with(sim_match &m, const std::vector<raw_peer *> &peers, std::uint64_t ms) {
@@ -94,7 +34,7 @@ void run_with(sim_match &m, const std::vector<raw_peer *> &peers, std::uint64_t 
 /// Connects @p peers and completes their handshakes as players.
 void join(sim_match &m, const std::vector<raw_peer *> &peers) {
     run_with(m, peers, 200);
-    for (auto *p : peers) p->hello(m);
+    for (auto *p : peers) p->hello(m, false);
     run_with(m, peers, 300);
     for (const auto *p : peers) REQUIRE(p->welcomed);
 }
