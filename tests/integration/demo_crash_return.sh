@@ -14,25 +14,9 @@ set -euo pipefail
 server_bin=$1 client_bin=$2 dir=$3
 rm -rf "$dir" && mkdir -p "$dir"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$dir"/*.log "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }; done
-  exit 1
-}
-# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; false after SECONDS (a give-up bound).
-wait_for() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
-}
+source "$(dirname "$0")/lib.sh"
 # has_token FILE PID: FILE was written, or the process is gone (then waiting longer is pointless).
 has_token() { test -s "$1" || ! kill -0 "$2" 2>/dev/null; }
-slot_of() { sed -n 's/^demo_client .*: playing slot \([0-9]*\)$/\1/p' "$1" | head -n 1; }
 
 # Port 0: the server takes a free port and prints it, so parallel runs never collide.
 "$server_bin" --port 0 --players 2 --duration 8 --quiet >"$dir/server.log" 2>&1 &

@@ -13,24 +13,7 @@ set -euo pipefail
 server_bin=$1 client_bin=$2 retcon_bin=$3 dir=$4
 rm -rf "$dir" && mkdir -p "$dir"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$dir"/*/*.log "$dir"/*/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }; done
-  exit 1
-}
-# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; false after SECONDS (a give-up bound).
-wait_for() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
-}
-playing() { grep -q "playing slot" "$1"; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
+source "$(dirname "$0")/lib.sh"
 
 # start_host SCENARIO GRACE: a server with 2 open matches and 3 bots playing in them. Sets
 # $d (the scenario's directory), $server, $port and $bots.

@@ -11,23 +11,7 @@ set -euo pipefail
 server_bin=$1 client_bin=$2 token_bin=$3 dir=$4
 rm -rf "$dir" && mkdir -p "$dir"
 
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$dir"/*.log "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }; done
-  exit 1
-}
-wait_for() { # SECONDS COMMAND...: polls until COMMAND succeeds; false after SECONDS (a give-up bound)
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
-}
-gone() { ! kill -0 "$1" 2>/dev/null; }
-slot_of() { sed -n 's/^demo_client .*: playing slot \([0-9]*\)$/\1/p' "$1" | head -n 1; }
+source "$(dirname "$0")/lib.sh"
 
 "$token_bin" keygen --key-id 4 --secret "$dir/lobby.key" --public "$dir/lobby.pub" >"$dir/keygen.log" 2>&1 ||
   fail "retcon-token keygen failed"
@@ -52,7 +36,6 @@ client() { # name seed log [extra...] (exec: the background job's PID is the cli
   exec "$client_bin" --connect "127.0.0.1:$port" --bot --headless --name "$name" --seed "$seed" "$@" \
     >"$log" 2>"${log%.log}.err"
 }
-playing() { grep -q "playing slot" "$1"; }
 
 # bob first: his token's slot 1, not the first free one.
 client bob 2 "$dir/bob.log" --token "$bob_token" & bob=$!; pids+=("$bob")
