@@ -107,6 +107,7 @@ struct match_host::impl final : transport_router {
     std::array<std::uint32_t, phase_buckets> phase_load{};
 
     std::atomic<int> drain_requests{0};
+    std::atomic<std::uint64_t> heartbeat{0}; // one a loop pass (match_host::heartbeat)
     int drain_seen = 0;
     bool draining = false;
     std::uint64_t drain_started_us = 0;
@@ -153,6 +154,8 @@ struct match_host::impl final : transport_router {
     }
 
     [[nodiscard]] bool open_mode() const noexcept { return !verifier.has_value(); }
+    /// The host has opened as many matches as it serves in its life (host_options::match_limit).
+    [[nodiscard]] bool limit_reached() const noexcept { return opt.match_limit != 0 && live.matches_opened >= opt.match_limit; }
 
     void log(std::string_view line) {
         std::lock_guard lock{log_mutex};
@@ -301,6 +304,9 @@ struct match_host::impl final : transport_router {
             if (spectator_token)
                 return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' is not running");
             if (draining) return refuse_token(wire::reject_reason::draining, "the server is shutting down");
+            if (limit_reached())
+                return refuse_token(wire::reject_reason::draining, "this server opens no new match (it serves " +
+                                                                       std::to_string(opt.match_limit) + ")");
             auto opened = open_match(t.match_id, t.params);
             if (!opened) return refuse_token(wire::reject_reason::match, opened.message());
             index = *opened;
@@ -405,6 +411,10 @@ struct match_host::impl final : transport_router {
         by_id[id] = index;
         matches[index] = std::move(m);
         ++live.matches_opened;
+        results.push_opened(id, params);
+        if (opt.match_limit != 0 && live.matches_opened >= opt.match_limit)
+            log("match limit reached: " + std::to_string(opt.match_limit) +
+                " matches opened; the host drains once they have ended");
         log_match(*matches[index], "opened: " + std::to_string(params.players) + " players at " +
                                        std::to_string(params.tick_hz) + " Hz, seed " + std::to_string(params.seed) +
                                        (matches[index]->replay.empty() ? "" : ", recording " + matches[index]->replay.string()));
@@ -591,6 +601,9 @@ struct match_host::impl final : transport_router {
                 end(m, m.had_player ? "players left" : "nobody joined");
         }
         if (open_mode() && !draining) open_missing();
+        // Its matches served and ended: the host drains itself (run returns).
+        if (limit_reached() && drain_requests.load() == 0 && std::all_of(matches.begin(), matches.end(), [](const auto &m) { return !m; }))
+            request_drain();
         // Addresses whose bucket has refilled are forgotten (the map holds recent senders only).
         std::erase_if(hello_budget, [&](const auto &kv) {
             return opt.hellos_per_second == 0 || now - kv.second.at_us > 1'000'000ull * opt.hello_burst / opt.hellos_per_second;
@@ -610,6 +623,7 @@ struct match_host::impl final : transport_router {
         // An ended match holds its place until its goodbyes are done: open the next one then.
         if (std::find(matches.begin(), matches.end(), nullptr) == matches.end()) return;
         if (!opt.reopen_matches && open_sequence >= opt.open_matches) return;
+        if (limit_reached()) return;
         match_params p = opt.open_params;
         p.seed = opt.open_params.seed + open_sequence;
         const auto id = "open-" + std::to_string(++open_sequence);
@@ -664,6 +678,7 @@ struct match_host::impl final : transport_router {
             (open_mode() ? "open (no join tokens)" : "join tokens required, fleet '" + opt.fleet + "'") + ", up to " +
             std::to_string(opt.max_matches) + " matches");
         for (;;) {
+            heartbeat.fetch_add(1, std::memory_order_relaxed);
             now = now_us();
             if (now >= next_housekeeping) {
                 housekeeping();
@@ -763,12 +778,18 @@ match_host::~match_host() = default;
 int match_host::run() { return impl_->run(); }
 void match_host::request_drain() noexcept { impl_->request_drain(); }
 void match_host::on_result(std::function<void(const match_result &)> fn) { impl_->results.on_result(std::move(fn)); }
+void match_host::on_match_opened(std::function<void(const std::string &, const match_params &)> fn) {
+    impl_->results.on_opened(std::move(fn));
+}
 void match_host::on_log(std::function<void(std::string_view)> fn) {
     std::lock_guard lock{impl_->log_mutex};
     impl_->log_fn = std::move(fn);
 }
+void match_host::log(std::string_view line) { impl_->log(line); }
 std::uint16_t match_host::port() const noexcept { return impl_->mux.local_port(); }
 std::uint16_t match_host::metrics_port() const noexcept { return impl_->metrics_port_bound; }
+std::uint64_t match_host::heartbeat() const noexcept { return impl_->heartbeat.load(std::memory_order_relaxed); }
+const host_options &match_host::options() const noexcept { return impl_->opt; }
 host_metrics match_host::metrics() const {
     std::lock_guard lock{impl_->published_mutex};
     return impl_->published;

@@ -31,7 +31,20 @@ result_writer::~result_writer() { close(); }
 
 void result_writer::on_result(std::function<void(const match_result &)> fn) {
     std::lock_guard lock{mutex_};
-    hook_ = std::move(fn);
+    result_hooks_.push_back(std::move(fn));
+}
+
+void result_writer::on_opened(opened_hook fn) {
+    std::lock_guard lock{mutex_};
+    opened_hooks_.push_back(std::move(fn));
+}
+
+void result_writer::push_opened(std::string match_id, const match_params &params) {
+    {
+        std::lock_guard lock{mutex_};
+        queue_.emplace_back(opened{std::move(match_id), params});
+    }
+    wake_.notify_one();
 }
 
 void result_writer::push(match_result r) {
@@ -54,16 +67,23 @@ void result_writer::close() {
 
 void result_writer::loop() {
     for (;;) {
-        match_result r;
-        std::function<void(const match_result &)> hook;
+        std::variant<opened, match_result> next;
+        std::vector<std::function<void(const match_result &)>> hooks;
+        std::vector<opened_hook> on_open;
         {
             std::unique_lock lock{mutex_};
             wake_.wait(lock, [&] { return closing_ || !queue_.empty(); });
             if (queue_.empty()) return; // closing, and everything written
-            r = std::move(queue_.front());
+            next = std::move(queue_.front());
             queue_.pop_front();
-            hook = hook_;
+            hooks = result_hooks_;
+            on_open = opened_hooks_;
         }
+        if (const auto *o = std::get_if<opened>(&next)) {
+            for (const auto &fn : on_open) fn(o->match_id, o->params);
+            continue;
+        }
+        auto &r = std::get<match_result>(next);
         if (!r.replay_path.empty()) {
             std::ifstream in{r.replay_path, std::ios::binary};
             const std::vector<char> bytes{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
@@ -76,7 +96,7 @@ void result_writer::loop() {
             }
         }
         log_(to_json(r));
-        if (hook) hook(r);
+        for (const auto &fn : hooks) fn(r);
     }
 }
 

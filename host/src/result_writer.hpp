@@ -2,20 +2,25 @@
 #define RETCON_HOST_RESULT_WRITER_HPP
 
 #include <retcon/host/match_result.hpp>
+#include <retcon/host/join_token.hpp>
 
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string_view>
+#include <string>
 #include <thread>
+#include <variant>
+#include <vector>
 
 namespace retcon {
 
 /**
  * @brief The host's results thread: hashes each finished match's replay file, writes the
  * result's JSON line to the log and hands it to the result hook, off the ticking thread (file
- * reads and allocations are its to make: docs/hosting.md, "Threads").
+ * reads and allocations are its to make: docs/hosting.md, "Threads"). Matches that open are
+ * announced through it too, in order with the results.
  */
 class result_writer {
 public:
@@ -24,9 +29,15 @@ public:
     result_writer(const result_writer &) = delete;
     result_writer &operator=(const result_writer &) = delete;
 
+    using opened_hook = std::function<void(const std::string &, const match_params &)>;
+    /// @brief Adds a hook (every hook added is called, in the order added).
     void on_result(std::function<void(const match_result &)> fn);
+    /// @brief Adds a hook for matches that open.
+    void on_opened(opened_hook fn);
     /// @brief Queues a result (the ticking thread); the replay file is complete by then.
     void push(match_result r);
+    /// @brief Queues the news that a match opened (the ticking thread).
+    void push_opened(std::string match_id, const match_params &params);
     /// @brief Writes everything queued, then stops the thread (a later push starts nothing).
     void close();
 
@@ -35,8 +46,13 @@ private:
     std::function<void(std::string_view)> log_;
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::deque<match_result> queue_;
-    std::function<void(const match_result &)> hook_;
+    struct opened {
+        std::string match_id;
+        match_params params;
+    };
+    std::deque<std::variant<opened, match_result>> queue_;
+    std::vector<std::function<void(const match_result &)>> result_hooks_;
+    std::vector<opened_hook> opened_hooks_;
     bool closing_ = false;
     std::thread thread_;
 };

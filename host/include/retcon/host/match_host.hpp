@@ -62,6 +62,10 @@ struct host_options {
     /// @brief Open mode: a match that ended is replaced by a fresh one. Off, `run` returns once
     /// the first `open_matches` have ended (demo_server --duration).
     bool reopen_matches = true;
+    /// @brief Matches this process serves in its life (0: no limit). Once that many have
+    /// opened it admits no new match, and it drains when they have ended: one match per
+    /// process is how a plain Agones fleet runs (docs/hosting.md, "Agones").
+    std::uint32_t match_limit = 0;
     /// @brief Connections from one IP address, in any state (enet_options::max_peers_per_address;
     /// a load generator on one machine raises it).
     std::size_t max_peers_per_address = 8;
@@ -120,11 +124,18 @@ public:
     /// handler and from any thread.
     void request_drain() noexcept;
 
-    /// @brief Called on the results thread for every match that ended.
+    /// @brief Adds a function called on the results thread for every match that ended (every
+    /// function added is called, in the order added: the game's and an orchestrator's).
     void on_result(std::function<void(const match_result &)> fn);
+    /// @brief Adds a function called on the results thread when a match opens, in order with
+    /// `on_result` (an orchestrator pairs matches with allocations from it).
+    void on_match_opened(std::function<void(const std::string &match_id, const match_params &params)> fn);
     /// @brief Receives every log line (no newline), on the thread that produced it; default:
     /// standard output. Lines about a match start with `match=<id>`.
     void on_log(std::function<void(std::string_view line)> fn);
+
+    /// @brief Writes @p line to the host's log (see on_log), from any thread.
+    void log(std::string_view line);
 
     /// @brief The UDP port the host listens on.
     [[nodiscard]] std::uint16_t port() const noexcept;
@@ -132,6 +143,11 @@ public:
     [[nodiscard]] std::uint16_t metrics_port() const noexcept;
     /// @brief A consistent copy of the counters as of the last second (any thread).
     [[nodiscard]] host_metrics metrics() const;
+    /// @brief Advances at least ten times a second while `run`'s thread is scheduling, and
+    /// stops when a tick hangs: an orchestrator reports health only while it moves (any thread).
+    [[nodiscard]] std::uint64_t heartbeat() const noexcept;
+    /// @brief The settings the host was created with.
+    [[nodiscard]] const host_options &options() const noexcept;
 
 private:
     struct impl;
