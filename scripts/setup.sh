@@ -9,7 +9,8 @@ packages=(
   libenet-dev libxxhash-dev libzstd-dev # network, hashing, compression
   libsodium-dev                        # reconnect tokens (system CSPRNG, constant-time compare)
   libcli11-dev                         # argument parsing for the retcon tool
-  libcpp-httplib-dev                   # the match host's metrics page
+  libcpp-httplib-dev nlohmann-json3-dev # the match host's metrics page and orchestrators (HTTP, JSON)
+  python3-yaml                         # the deployment manifests' check against the code
 )
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)

@@ -1,0 +1,67 @@
+#ifndef RETCON_HOST_ENVIRONMENT_HPP
+#define RETCON_HOST_ENVIRONMENT_HPP
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <retcon/ecs/error.hpp>
+
+#include "orchestrator.hpp"
+
+namespace retcon {
+
+struct host_options;
+
+/// @brief Looks up one environment variable (nullopt: unset). Tests pass a map instead of the
+/// process's environment.
+using env_lookup = std::function<std::optional<std::string>(const std::string &name)>;
+
+/// @brief The process's own environment (getenv).
+[[nodiscard]] env_lookup process_environment();
+
+/// @brief The platform a server process runs under, as its environment shows it.
+enum class platform {
+    plain,   ///< a VM, a developer's machine, systemd: nothing to tell
+    agones,  ///< `AGONES_SDK_HTTP_PORT` is set (the Agones SDK sidecar)
+    edgegap, ///< `ARBITRIUM_REQUEST_ID` is set
+    hathora, ///< `HATHORA_PROCESS_ID` is set
+};
+
+[[nodiscard]] std::string_view to_string(platform p) noexcept;
+/// @brief Parses "plain", "agones", "edgegap" or "hathora".
+[[nodiscard]] std::optional<platform> platform_from_string(std::string_view name) noexcept;
+/// @brief Which platform @p env says the process runs under (plain when none).
+[[nodiscard]] platform detect_platform(const env_lookup &env);
+
+/// @brief One environment variable the host reads, for docs and for checking deployment
+/// manifests against the code.
+struct env_variable {
+    std::string_view name;
+    std::string_view meaning;
+};
+
+/// @brief Every variable `apply_environment` and the orchestrators read (docs/hosting.md,
+/// "Configuration from the environment").
+[[nodiscard]] std::span<const env_variable> host_environment_variables() noexcept;
+
+/**
+ * @brief Overlays the configuration @p env gives onto @p options: the `RETCON_*` variables
+ * (port, matches, fleet, token keys, replay directory, drain grace, metrics) and the
+ * platform's own (Edgegap's internal port for the port named `gameport`, the common `PORT`,
+ * Hathora's initial room configuration as the open match's parameters). A variable that is
+ * set but malformed is an error naming it; unset ones leave @p options as they are.
+ */
+[[nodiscard]] result<void> apply_environment(host_options &options, const env_lookup &env);
+
+/// @brief The orchestrator for @p p: Agones through its SDK sidecar, Edgegap's self-stop call
+/// when the host is done (`DELETE $ARBITRIUM_DELETE_URL`), Hathora's exit, or plain. A
+/// malformed `AGONES_SDK_HTTP_PORT` is an error.
+[[nodiscard]] result<std::unique_ptr<orchestrator>> make_orchestrator(platform p, const env_lookup &env);
+
+} // namespace retcon
+
+#endif

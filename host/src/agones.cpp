@@ -1,0 +1,445 @@
+#include <retcon/host/agones.hpp>
+
+#include <retcon/host/match_host.hpp>
+#include <retcon/net/protocol.hpp>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <pthread.h>
+
+#include "health_gate.hpp"
+#include "room_ledger.hpp"
+
+namespace retcon {
+
+namespace {
+
+std::uint64_t now_us() {
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+/// Signals belong to the host's ticking thread (docs/hosting.md, "Drain").
+void block_signals() {
+    sigset_t set;
+    sigfillset(&set);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+/// The member of @p j named either way: the gateway writes proto field names (snake_case),
+/// and a JSON mapping may use lowerCamelCase.
+const nlohmann::json *member(const nlohmann::json &j, const char *snake, const char *camel) {
+    if (!j.is_object()) return nullptr;
+    if (auto it = j.find(snake); it != j.end()) return &*it;
+    if (auto it = j.find(camel); it != j.end()) return &*it;
+    return nullptr;
+}
+
+/// What the server reads of a GameServer: its state and the allocator's annotation.
+struct gameserver_view {
+    std::string state;
+    std::string last_allocated;
+};
+
+std::optional<gameserver_view> read_gameserver(const nlohmann::json &gs) {
+    if (!gs.is_object()) return std::nullopt;
+    gameserver_view v;
+    if (const auto *status = member(gs, "status", "status"))
+        if (const auto *state = member(*status, "state", "state"); state && state->is_string()) v.state = state->get<std::string>();
+    if (const auto *meta = member(gs, "object_meta", "objectMeta"))
+        if (const auto *ann = member(*meta, "annotations", "annotations"); ann && ann->is_object())
+            if (auto it = ann->find("agones.dev/last-allocated"); it != ann->end() && it->is_string())
+                v.last_allocated = it->get<std::string>();
+    return v;
+}
+
+std::string describe(const httplib::Result &res) {
+    if (!res) return httplib::to_string(res.error());
+    return "HTTP " + std::to_string(res->status) + (res->body.empty() ? "" : " " + res->body.substr(0, 200));
+}
+
+bool ok(const httplib::Result &res) { return res && res->status >= 200 && res->status < 300; }
+
+/// The sidecar refused for good (not a transient failure): its counter errors are plain
+/// errors (HTTP 500, code 2) whose message says which.
+bool refused_for_good(const httplib::Result &res, std::initializer_list<const char *> phrases) {
+    if (!res) return false;
+    if (res->status >= 400 && res->status < 500) return true;
+    for (const char *p : phrases)
+        if (res->body.find(p) != std::string::npos) return true;
+    return false;
+}
+
+} // namespace
+
+struct agones_orchestrator::impl {
+    agones_options opt;
+    match_host *host = nullptr;
+    std::uint32_t capacity = 0;
+
+    std::atomic<bool> stopping{false};
+    std::atomic<bool> terminated{false};
+    std::atomic<bool> shutdown_seen{false};
+
+    mutable std::mutex mutex; // guards everything below it
+    std::condition_variable wake;
+    agones_status st;
+    room_ledger ledger;
+    int rooms_to_give_back = 0;
+    bool counter_enabled = false;
+    bool shutdown_wanted = false;
+
+    std::mutex watch_mutex;
+    httplib::Client *watch_client = nullptr;
+    std::atomic<bool> watch_done{false};
+
+    std::thread control, health, watch;
+
+    explicit impl(agones_options o) : opt{std::move(o)}, ledger{std::uint64_t{opt.allocation_timeout_ms} * 1000} {
+        if (opt.sdk_port == 0) {
+            opt.sdk_port = 9358;
+            if (const char *v = std::getenv("AGONES_SDK_HTTP_PORT")) {
+                const long p = std::strtol(v, nullptr, 10);
+                if (p > 0 && p < 65536) opt.sdk_port = static_cast<std::uint16_t>(p);
+            }
+        }
+        if (opt.health_interval_ms > 2000) opt.health_interval_ms = 2000;
+    }
+
+    void log(const std::string &line) const {
+        if (host) host->log("agones: " + line);
+    }
+
+    [[nodiscard]] httplib::Client client(std::uint32_t read_timeout_ms) const {
+        httplib::Client c{opt.sdk_host, opt.sdk_port};
+        const auto t = opt.request_timeout_ms;
+        c.set_connection_timeout(t / 1000, (t % 1000) * 1000);
+        c.set_write_timeout(t / 1000, (t % 1000) * 1000);
+        c.set_read_timeout(read_timeout_ms / 1000, (read_timeout_ms % 1000) * 1000);
+        return c;
+    }
+
+    /// Waits up to @p ms for a reason to act (or to stop); false when stopping.
+    bool pause(std::uint32_t ms) {
+        std::unique_lock lock{mutex};
+        wake.wait_for(lock, std::chrono::milliseconds(ms), [&] {
+            return stopping.load() || rooms_to_give_back > 0 || (shutdown_wanted && !st.shutdown_sent);
+        });
+        return !stopping.load();
+    }
+
+    void give_back(int rooms) {
+        if (rooms <= 0) return;
+        {
+            std::lock_guard lock{mutex};
+            if (counter_enabled) rooms_to_give_back += rooms;
+        }
+        wake.notify_all();
+    }
+
+    // ------------------------------------------------------------------ control thread
+
+    /// Sends one request until the sidecar takes it (or stopping); false when stopping.
+    template<class Send>
+    bool until_taken(const char *what, Send &&send) {
+        bool complained = false;
+        while (!stopping.load()) {
+            const auto res = send();
+            if (ok(res)) return true;
+            if (!complained) log(std::string{what} + " failed (" + describe(res) + "); retrying");
+            complained = true;
+            if (!pause(opt.retry_ms)) return false;
+        }
+        return false;
+    }
+
+    void control_loop() {
+        block_signals();
+        auto c = client(opt.request_timeout_ms);
+        // The sidecar may start after the server: retry until it answers.
+        const auto t0 = now_us();
+        bool said = false;
+        while (!stopping.load()) {
+            if (auto res = c.Get("/gameserver"); ok(res)) break;
+            if (!said) log("waiting for the SDK sidecar on " + opt.sdk_host + ":" + std::to_string(opt.sdk_port));
+            said = true;
+            if (!pause(opt.retry_ms) && stopping.load()) return;
+        }
+        if (stopping.load()) return;
+        {
+            std::lock_guard lock{mutex};
+            st.sidecar_answered = true;
+        }
+        log("sidecar answered after " + std::to_string((now_us() - t0) / 1000) + " ms");
+
+        auto labels = opt.labels;
+        labels.emplace_back("retcon-protocol", std::to_string(wire::protocol_version));
+        for (const auto &[key, value] : labels) {
+            const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump();
+            if (!until_taken("setting label", [&] { return c.Put("/metadata/label", body, "application/json"); })) return;
+        }
+        for (const auto &[key, value] : opt.annotations) {
+            const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump();
+            if (!until_taken("setting annotation", [&] { return c.Put("/metadata/annotation", body, "application/json"); })) return;
+        }
+        if (!opt.rooms_counter.empty()) set_capacity(c);
+        if (!until_taken("ready", [&] { return c.Post("/ready", "{}", "application/json"); })) return;
+        {
+            std::lock_guard lock{mutex};
+            st.ready_sent = true;
+        }
+        log("ready");
+
+        const std::string counter_path = "/v1beta1/counters/" + opt.rooms_counter;
+        bool complained = false;
+        while (!stopping.load()) {
+            bool release = false, shut = false;
+            {
+                std::lock_guard lock{mutex};
+                rooms_to_give_back += counter_enabled ? ledger.expire(now_us()) : 0;
+                release = rooms_to_give_back > 0;
+                shut = shutdown_wanted && !st.shutdown_sent;
+            }
+            if (release) { // rooms first: a server that shuts down still gives back what it holds
+                const auto res = c.Patch(counter_path, R"({"countDiff":"-1"})", "application/json");
+                if (ok(res)) {
+                    std::lock_guard lock{mutex};
+                    --rooms_to_give_back;
+                    ++st.rooms_released;
+                    complained = false;
+                    continue;
+                }
+                if (refused_for_good(res, {"out of range", "not found"})) {
+                    // The allocator clamps its increments, so the count can be lower than the
+                    // rooms this server holds: nothing is left to give back.
+                    log("giving back a room refused (" + describe(res) + "); dropped");
+                    std::lock_guard lock{mutex};
+                    --rooms_to_give_back;
+                    continue;
+                }
+                if (!complained) log("giving back a room failed (" + describe(res) + "); retrying");
+                complained = true;
+            } else if (shut) {
+                if (auto res = c.Post("/shutdown", "{}", "application/json"); ok(res)) {
+                    std::lock_guard lock{mutex};
+                    st.shutdown_sent = true;
+                    log("shutdown sent");
+                    continue;
+                } else if (!complained) {
+                    log("shutdown failed (" + describe(res) + "); retrying");
+                    complained = true;
+                }
+            }
+            pause(release || shut ? opt.retry_ms : 1000);
+        }
+    }
+
+    /// The rooms counter's capacity, once: the host's match limit. The count is the allocator's.
+    void set_capacity(httplib::Client &c) {
+        const auto body = nlohmann::json{{"capacity", std::to_string(capacity)}}.dump();
+        const std::string path = "/v1beta1/counters/" + opt.rooms_counter;
+        while (!stopping.load()) {
+            const auto res = c.Patch(path, body, "application/json");
+            if (ok(res)) {
+                std::lock_guard lock{mutex};
+                counter_enabled = true;
+                log("counter '" + opt.rooms_counter + "' capacity " + std::to_string(capacity));
+                return;
+            }
+            if (refused_for_good(res, {"not found", "disabled", "feature"})) { // not a high-density fleet
+                log("counter '" + opt.rooms_counter + "' unavailable (" + describe(res) +
+                    "); rooms are not counted (docs/hosting.md, \"High density\")");
+                return;
+            }
+            log("setting counter '" + opt.rooms_counter + "' capacity failed (" + describe(res) + "); retrying");
+            if (!pause(opt.retry_ms)) return;
+        }
+    }
+
+    // ------------------------------------------------------------------ health thread
+
+    void health_loop() {
+        block_signals();
+        auto c = client(opt.request_timeout_ms);
+        health_gate gate{std::uint64_t{opt.heartbeat_window_ms} * 1000};
+        std::uint64_t next_report = 0;
+        bool withheld = false, failing = false;
+        while (!stopping.load()) {
+            const auto now = now_us();
+            const bool alive = gate.healthy(host->heartbeat(), now);
+            if (now >= next_report) {
+                next_report = now + std::uint64_t{opt.health_interval_ms} * 1000;
+                if (alive) {
+                    if (withheld) log("the host's thread moves again; health resumed");
+                    withheld = false;
+                    const auto res = c.Post("/health", "{}", "application/json");
+                    std::lock_guard lock{mutex};
+                    if (ok(res)) {
+                        ++st.health_sent;
+                        failing = false;
+                    } else if (!failing) {
+                        failing = true;
+                        log("health failed (" + describe(res) + "); the matches go on");
+                    }
+                } else {
+                    if (!withheld)
+                        log("the host's thread has not moved for " + std::to_string(opt.heartbeat_window_ms) +
+                            " ms; health withheld");
+                    withheld = true;
+                    std::lock_guard lock{mutex};
+                    ++st.health_withheld;
+                }
+            }
+            // Sample the heartbeat ten times a window: a move is dated at the sample that sees it.
+            std::unique_lock lock{mutex};
+            wake.wait_for(lock, std::chrono::milliseconds(std::max<std::uint32_t>(10, opt.heartbeat_window_ms / 10)),
+                          [&] { return stopping.load(); });
+        }
+    }
+
+    // ------------------------------------------------------------------ watch thread
+
+    void on_gameserver(const gameserver_view &gs, std::string &last_allocated, std::string &last_state) {
+        bool allocation = false;
+        if (!gs.last_allocated.empty() && gs.last_allocated != last_allocated) {
+            last_allocated = gs.last_allocated;
+            allocation = true;
+        } else if (gs.last_allocated.empty() && last_allocated.empty() && gs.state == "Allocated" && last_state != "Allocated") {
+            allocation = true; // an allocator that does not annotate: the move to Allocated
+        }
+        if (gs.state != last_state && !gs.state.empty()) log("GameServer is " + gs.state);
+        if (!gs.state.empty()) last_state = gs.state;
+        int rooms = 0;
+        {
+            std::lock_guard lock{mutex};
+            st.state = last_state;
+            if (allocation) {
+                ++st.allocations;
+                rooms = ledger.allocated(now_us());
+            }
+        }
+        if (allocation) log("allocated (" + (last_allocated.empty() ? std::string{"state"} : last_allocated) + ")");
+        give_back(rooms);
+        if (gs.state == "Shutdown") shutdown_seen.store(true);
+    }
+
+    void watch_loop() {
+        block_signals();
+        std::string last_allocated, last_state;
+        while (!stopping.load()) {
+            auto c = client(opt.watch_timeout_ms);
+            {
+                std::lock_guard lock{watch_mutex};
+                watch_client = &c;
+            }
+            std::string pending;
+            c.Get(
+                "/watch/gameserver",
+                [&](const httplib::Response &res) {
+                    if (res.status != 200) return false;
+                    std::lock_guard lock{mutex};
+                    ++st.watch_opened;
+                    return !stopping.load();
+                },
+                [&](const char *data, std::size_t n) {
+                    pending.append(data, n);
+                    // One JSON object a line, each {"result": GameServer} (an "error" member on failure).
+                    for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+                        const auto line = pending.substr(0, nl);
+                        pending.erase(0, nl + 1);
+                        const auto j = nlohmann::json::parse(line, nullptr, false);
+                        if (j.is_discarded()) continue;
+                        const auto *gs = member(j, "result", "result");
+                        if (auto v = read_gameserver(gs ? *gs : j)) on_gameserver(*v, last_allocated, last_state);
+                    }
+                    return !stopping.load() && pending.size() < (1u << 20);
+                });
+            {
+                std::lock_guard lock{watch_mutex};
+                watch_client = nullptr;
+            }
+            if (stopping.load()) break;
+            // The stream ended or failed (a restarting sidecar): open it again.
+            std::unique_lock lock{mutex};
+            wake.wait_for(lock, std::chrono::milliseconds(opt.retry_ms), [&] { return stopping.load(); });
+        }
+        watch_done.store(true);
+    }
+
+    void stop_threads() {
+        stopping.store(true);
+        wake.notify_all();
+        // The watch may sit in a read for watch_timeout_ms: shut its socket until it notices.
+        while (watch.joinable() && !watch_done.load()) {
+            {
+                std::lock_guard lock{watch_mutex};
+                if (watch_client) watch_client->stop();
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        for (auto *t : {&control, &health, &watch})
+            if (t->joinable()) t->join();
+    }
+};
+
+agones_orchestrator::agones_orchestrator(agones_options options) : impl_{std::make_unique<impl>(std::move(options))} {}
+
+agones_orchestrator::~agones_orchestrator() { impl_->stop_threads(); }
+
+void agones_orchestrator::start(match_host &host) {
+    impl *p = impl_.get();
+    p->host = &host;
+    p->capacity = host.options().max_matches;
+    host.on_match_opened([p](const std::string &id, const match_params &) {
+        std::lock_guard lock{p->mutex};
+        p->ledger.opened(id, now_us());
+    });
+    host.on_result([p](const match_result &r) {
+        int rooms = 0;
+        {
+            std::lock_guard lock{p->mutex};
+            rooms = p->ledger.ended(r.match_id);
+        }
+        p->give_back(rooms);
+    });
+    p->control = std::thread{[p] { p->control_loop(); }};
+    p->health = std::thread{[p] { p->health_loop(); }};
+    p->watch = std::thread{[p] { p->watch_loop(); }};
+}
+
+void agones_orchestrator::terminate() noexcept { impl_->terminated.store(true); }
+
+int agones_orchestrator::finish(int status) {
+    impl *p = impl_.get();
+    {
+        std::lock_guard lock{p->mutex};
+        p->shutdown_wanted = true;
+    }
+    p->wake.notify_all();
+    // Agones deletes the pod once it sees Shutdown (SIGTERM, then the grace period); wait for
+    // either, bounded, so the replay and result lines are out before the process goes.
+    const auto until = now_us() + std::uint64_t{p->opt.shutdown_wait_ms} * 1000;
+    while (!p->shutdown_seen.load() && !p->terminated.load() && now_us() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    p->log(p->shutdown_seen.load() ? "the GameServer is Shutdown; exiting"
+           : p->terminated.load()  ? "SIGTERM; exiting"
+                                   : "no Shutdown seen within " + std::to_string(p->opt.shutdown_wait_ms) + " ms; exiting");
+    p->stop_threads();
+    return status;
+}
+
+agones_status agones_orchestrator::status() const {
+    std::lock_guard lock{impl_->mutex};
+    return impl_->st;
+}
+
+} // namespace retcon

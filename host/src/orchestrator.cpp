@@ -1,0 +1,64 @@
+#include <retcon/host/orchestrator.hpp>
+
+#include <retcon/host/match_host.hpp>
+
+#include <atomic>
+#include <csignal>
+
+namespace retcon {
+
+namespace {
+
+class plain_orchestrator final : public orchestrator {
+public:
+    [[nodiscard]] std::string_view name() const noexcept override { return "plain"; }
+    void start(match_host &) override {}
+    void terminate() noexcept override {}
+    int finish(int status) override { return status; }
+};
+
+// The process's one served host, for the signal handlers.
+std::atomic<match_host *> served_host{nullptr};
+std::atomic<orchestrator *> served_orchestrator{nullptr};
+
+// SIGTERM drains (running matches may finish within the grace); Ctrl-C ends them at once,
+// still with complete replays (docs/hosting.md, "Drain").
+extern "C" void on_sigterm(int) {
+    if (auto *h = served_host.load()) h->request_drain();
+    if (auto *o = served_orchestrator.load()) o->terminate();
+}
+extern "C" void on_sigint(int) {
+    if (auto *h = served_host.load()) {
+        h->request_drain();
+        h->request_drain();
+    }
+    if (auto *o = served_orchestrator.load()) o->terminate();
+}
+
+} // namespace
+
+std::unique_ptr<orchestrator> make_plain_orchestrator() { return std::make_unique<plain_orchestrator>(); }
+
+int serve(match_host &host, orchestrator &orch, const serve_options &options) {
+    using handler = void (*)(int);
+    handler previous_term = SIG_DFL, previous_int = SIG_DFL;
+    if (options.handle_signals) {
+        served_host = &host;
+        served_orchestrator = &orch;
+        previous_term = std::signal(SIGTERM, on_sigterm);
+        previous_int = std::signal(SIGINT, on_sigint);
+    }
+    host.log("orchestrator: " + std::string{orch.name()});
+    orch.start(host);
+    int status = host.run();
+    status = orch.finish(status);
+    if (options.handle_signals) {
+        std::signal(SIGTERM, previous_term);
+        std::signal(SIGINT, previous_int);
+        served_host = nullptr;
+        served_orchestrator = nullptr;
+    }
+    return status;
+}
+
+} // namespace retcon

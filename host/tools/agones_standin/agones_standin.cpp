@@ -1,0 +1,1 @@
+// placeholder: the stand-in is being written
