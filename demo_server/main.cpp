@@ -33,7 +33,20 @@ int main(int argc, char **argv) {
                    "open matches are replaced; run until SIGTERM)");
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
+    app.add_option("--match-limit", s.match_limit, "serve this many matches, then drain and exit (0: no limit)")
+        ->capture_default_str();
+    app.add_option("--orchestrator", s.orchestrator,
+                   "what runs this process: auto (from the environment), plain, agones, edgegap, hathora")
+        ->check(CLI::IsMember({"auto", "plain", "agones", "edgegap", "hathora"}))
+        ->capture_default_str();
+    app.add_flag("--print-config", s.print_config,
+                 "print the configuration (defaults, then the environment, then these options) as JSON and exit");
     app.add_flag("--quiet", s.quiet, "no per-second status line");
+    app.footer("Environment: RETCON_PORT, RETCON_MATCHES, RETCON_FLEET, RETCON_TOKEN_KEYS, RETCON_REPLAY_DIR, "
+               "RETCON_DRAIN_GRACE_S, RETCON_METRICS_PORT and the platforms' variables configure the server "
+               "(docs/hosting.md, \"Configuration from the environment\"); options given here win.");
     CLI11_PARSE(app, argc, argv);
+    for (const auto *opt : app.get_options())
+        if (opt->count() > 0) s.given.insert(opt->get_name());
     return retcon::demo::run_server(s);
 }

@@ -4,10 +4,12 @@
 #include <retcon/net.hpp>
 #include <retcon_demo/game.hpp>
 
-#include <atomic>
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -16,19 +18,6 @@
 namespace retcon::demo {
 
 namespace {
-
-std::atomic<match_host *> running_host{nullptr};
-// SIGTERM drains (running matches may finish within the grace); Ctrl-C ends them at once,
-// still with complete replays (docs/hosting.md, "Drain").
-extern "C" void on_sigterm(int) {
-    if (auto *h = running_host.load()) h->request_drain();
-}
-extern "C" void on_sigint(int) {
-    if (auto *h = running_host.load()) {
-        h->request_drain();
-        h->request_drain();
-    }
-}
 
 /// The demo arena as a hosted game: a world seeded from the match's parameters, the arena's
 /// step, and each slot's score from the final world.
@@ -56,38 +45,97 @@ result<hosted_game> make_match(const match_params &p) {
     return g;
 }
 
-} // namespace
 
-int run_server(const server_settings &s) {
+/// The host's settings: the demo's defaults, then the environment (RETCON_* and the
+/// platforms' variables), then the options given on the command line.
+result<host_options> make_options(const server_settings &s, const env_lookup &env) {
     host_options o;
-    o.port = s.port;
-    o.max_matches = s.matches;
-    o.open_matches = s.matches;
-    o.open_params.players = s.players;
-    o.open_params.tick_hz = s.tick_hz;
-    o.open_params.seed = s.seed;
-    o.fleet = s.fleet;
-    o.max_peers_per_address = s.max_peers_per_address;
-    for (const auto &path : s.token_keys) {
-        auto key = read_verify_key(path);
-        if (!key) {
-            std::fprintf(stderr, "demo_server: --token-key: %s\n", key.message().c_str());
-            return 2;
+    const auto apply = [&](const auto &given) {
+        if (given("--port")) o.port = s.port;
+        if (given("--matches")) o.max_matches = s.matches;
+        if (given("--players")) o.open_params.players = s.players;
+        if (given("--tick")) o.open_params.tick_hz = s.tick_hz;
+        if (given("--seed")) o.open_params.seed = s.seed;
+        if (given("--fleet")) o.fleet = s.fleet;
+        if (given("--max-peers-per-address")) o.max_peers_per_address = s.max_peers_per_address;
+        if (given("--drain-grace")) o.drain_grace_ms = static_cast<std::uint32_t>(s.drain_grace_s * 1000.0);
+        if (given("--replay-dir")) o.replay_dir = s.replay_dir;
+        if (given("--match-limit")) o.match_limit = s.match_limit;
+        if (given("--metrics-port")) {
+            o.serve_metrics = s.metrics_port >= 0;
+            o.metrics_port = static_cast<std::uint16_t>(std::max(s.metrics_port, 0));
         }
-        o.token_keys.push_back(*key);
+    };
+    apply([](const char *) { return true; });
+    if (auto r = apply_environment(o, env); !r) return result<host_options>{r.err()};
+    apply([&](const char *name) { return s.given.count(name) != 0; });
+    if (s.given.count("--token-key") != 0) {
+        o.token_keys.clear();
+        for (const auto &path : s.token_keys) {
+            auto key = read_verify_key(path);
+            if (!key) return result<host_options>{errc::invalid_argument, "--token-key: " + key.message()};
+            o.token_keys.push_back(*key);
+        }
     }
+    o.open_matches = o.max_matches;
     // A match with a duration is the whole run (the README's demo, CI's soak): it is not
     // replaced when it ends, and the server then exits.
     o.reopen_matches = s.duration_s <= 0;
     o.match_duration_ms = static_cast<std::uint32_t>(s.duration_s * 1000.0);
-    o.drain_grace_ms = static_cast<std::uint32_t>(s.drain_grace_s * 1000.0);
     o.single_replay_path = s.record;
-    o.replay_dir = s.replay_dir;
     o.session.max_spectators = s.max_spectators;
     o.session.forensics_dir = s.forensics_dir;
-    if (s.metrics_port >= 0) {
-        o.serve_metrics = true;
-        o.metrics_port = static_cast<std::uint16_t>(s.metrics_port);
+    return o;
+}
+
+/// --print-config: what the server would run with, for people and for the deployment checks
+/// (tests/deploy/check_manifests.py).
+void print_config(const host_options &o, platform p) {
+    const agones_options a;
+    nlohmann::json env = nlohmann::json::array();
+    for (const auto &v : host_environment_variables()) env.push_back(std::string{v.name});
+    const nlohmann::json j = {
+        {"port", o.port},
+        {"bind", o.bind_host},
+        {"max_matches", o.max_matches},
+        {"match_limit", o.match_limit},
+        {"fleet", o.fleet},
+        {"token_keys", o.token_keys.size()},
+        {"replay_dir", o.replay_dir.string()},
+        {"drain_grace_s", o.drain_grace_ms / 1000.0},
+        {"metrics_port", o.serve_metrics ? nlohmann::json(o.metrics_port) : nlohmann::json(nullptr)},
+        {"metrics_bind", o.metrics_bind},
+        {"orchestrator", std::string{to_string(p)}},
+        {"agones",
+         {{"sdk_port", a.sdk_port == 0 ? 9358 : a.sdk_port},
+          {"health_interval_ms", a.health_interval_ms},
+          {"heartbeat_window_ms", a.heartbeat_window_ms},
+          {"rooms_counter", a.rooms_counter},
+          {"shutdown_wait_ms", a.shutdown_wait_ms}}},
+        {"environment", env},
+    };
+    std::printf("%s\n", j.dump().c_str());
+}
+
+} // namespace
+
+int run_server(const server_settings &s) {
+    const auto env = process_environment();
+    auto made = make_options(s, env);
+    if (!made) {
+        std::fprintf(stderr, "demo_server: %s\n", made.message().c_str());
+        return 2;
+    }
+    host_options &o = *made;
+    const platform p = s.orchestrator == "auto" ? detect_platform(env) : *platform_from_string(s.orchestrator);
+    if (s.print_config) {
+        print_config(o, p);
+        return 0;
+    }
+    auto orch = make_orchestrator(p, env);
+    if (!orch) {
+        std::fprintf(stderr, "demo_server: %s\n", orch.message().c_str());
+        return 2;
     }
     auto created = match_host::create(o, make_match);
     if (!created) {
@@ -139,11 +187,7 @@ int run_server(const server_settings &s) {
             }
         }};
 
-    running_host = &host;
-    std::signal(SIGTERM, on_sigterm);
-    std::signal(SIGINT, on_sigint);
-    const int status_code = host.run();
-    running_host = nullptr;
+    const int status_code = serve(host, **orch);
     {
         std::lock_guard lock{status_mutex};
         done = true;
