@@ -128,13 +128,19 @@ struct agones_orchestrator::impl {
         return c;
     }
 
-    /// Waits up to @p ms for a reason to act (or to stop); false when stopping.
+    /// Waits @p ms before a retry (only stopping cuts it short); false when stopping.
     bool pause(std::uint32_t ms) {
+        std::unique_lock lock{mutex};
+        wake.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stopping.load(); });
+        return !stopping.load();
+    }
+
+    /// Waits up to @p ms for work (a room to give back, the shutdown) or for stopping.
+    void wait_for_work(std::uint32_t ms) {
         std::unique_lock lock{mutex};
         wake.wait_for(lock, std::chrono::milliseconds(ms), [&] {
             return stopping.load() || rooms_to_give_back > 0 || (shutdown_wanted && !st.shutdown_sent);
         });
-        return !stopping.load();
     }
 
     void give_back(int rooms) {
@@ -228,7 +234,8 @@ struct agones_orchestrator::impl {
                 }
                 if (!complained) log("giving back a room failed (" + describe(res) + "); retrying");
                 complained = true;
-            } else if (shut) {
+            }
+            if (shut) { // even while a room is refused: a server that is done must say so
                 if (auto res = c.Post("/shutdown", "{}", "application/json"); ok(res)) {
                     std::lock_guard lock{mutex};
                     st.shutdown_sent = true;
@@ -239,7 +246,10 @@ struct agones_orchestrator::impl {
                     complained = true;
                 }
             }
-            pause(release || shut ? opt.retry_ms : 1000);
+            // A failed request waits a retry period; an idle loop waits for work (and expires
+            // unused allocations once a second).
+            if (release || shut) pause(opt.retry_ms);
+            else wait_for_work(1000);
         }
     }
 
@@ -420,6 +430,7 @@ void agones_orchestrator::terminate() noexcept { impl_->terminated.store(true); 
 
 int agones_orchestrator::finish(int status) {
     impl *p = impl_.get();
+    if (p->host == nullptr) return status; // never started: nothing was told, nothing to wait for
     {
         std::lock_guard lock{p->mutex};
         p->shutdown_wanted = true;

@@ -40,21 +40,24 @@ extern "C" void on_sigint(int) {
 std::unique_ptr<orchestrator> make_plain_orchestrator() { return std::make_unique<plain_orchestrator>(); }
 
 int serve(match_host &host, orchestrator &orch, const serve_options &options) {
-    using handler = void (*)(int);
-    handler previous_term = SIG_DFL, previous_int = SIG_DFL;
+    struct sigaction previous_term {}, previous_int {};
     if (options.handle_signals) {
         served_host = &host;
         served_orchestrator = &orch;
-        previous_term = std::signal(SIGTERM, on_sigterm);
-        previous_int = std::signal(SIGINT, on_sigint);
+        struct sigaction sa {};
+        sigemptyset(&sa.sa_mask);
+        sa.sa_handler = on_sigterm;
+        sigaction(SIGTERM, &sa, &previous_term);
+        sa.sa_handler = on_sigint;
+        sigaction(SIGINT, &sa, &previous_int);
     }
     host.log("orchestrator: " + std::string{orch.name()});
     orch.start(host);
     int status = host.run();
     status = orch.finish(status);
     if (options.handle_signals) {
-        std::signal(SIGTERM, previous_term);
-        std::signal(SIGINT, previous_int);
+        sigaction(SIGTERM, &previous_term, nullptr); // as they were, flags and all
+        sigaction(SIGINT, &previous_int, nullptr);
         served_host = nullptr;
         served_orchestrator = nullptr;
     }

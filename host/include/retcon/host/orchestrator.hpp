@@ -23,6 +23,7 @@ public:
     /// @brief Short name for the log ("agones", "edgegap", "hathora", "plain").
     [[nodiscard]] virtual std::string_view name() const noexcept = 0;
     /// @brief The host is bound and about to run: start talking to the platform (returns at once).
+    /// The orchestrator may add hooks to @p host: it must outlive the host's `run`.
     virtual void start(match_host &host) = 0;
     /// @brief The platform asked the process to stop (SIGTERM). Async-signal-safe.
     virtual void terminate() noexcept = 0;
