@@ -131,6 +131,7 @@ struct agones_orchestrator::impl {
     /// Waits @p ms before a retry (only stopping cuts it short); false when stopping.
     bool pause(std::uint32_t ms) {
         std::unique_lock lock{mutex};
+        ++st.control_retries;
         wake.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stopping.load(); });
         return !stopping.load();
     }
