@@ -13,7 +13,7 @@ namespace retcon {
 
 namespace {
 
-constexpr std::array<env_variable, 20> variables{{
+constexpr std::array<env_variable, 23> variables{{
     {"RETCON_PORT", "UDP port the host listens on (before ARBITRIUM_PORT_GAMEPORT_INTERNAL and PORT)"},
     {"RETCON_BIND", "local address to listen on (empty: all)"},
     {"RETCON_MATCHES", "matches at once (host_options::max_matches; Agones: the rooms counter's capacity)"},
@@ -31,8 +31,11 @@ constexpr std::array<env_variable, 20> variables{{
     {"ARBITRIUM_DELETE_URL", "Edgegap: the self-stop URL, called with DELETE when the host is done"},
     {"ARBITRIUM_DELETE_TOKEN", "Edgegap: the self-stop call's Authorization header"},
     {"ARBITRIUM_PUBLIC_IP", "Edgegap: the public address (logged)"},
+    {"ARBITRIUM_PORT_GAMEPORT_EXTERNAL", "Edgegap: the public port of 'gameport' (logged)"},
     {"HATHORA_PROCESS_ID", "Hathora's process id (its presence selects Hathora; logged)"},
     {"HATHORA_INITIAL_ROOM_ID", "Hathora: the first room's id (logged)"},
+    {"HATHORA_HOSTNAME", "Hathora: the public host name (logged)"},
+    {"HATHORA_DEFAULT_PORT", "Hathora: the public port (logged)"},
     {"HATHORA_INITIAL_ROOM_CONFIG", "Hathora: the open match's parameters as JSON {\"players\",\"tick_hz\",\"seed\",\"settings\"}"},
 }};
 
