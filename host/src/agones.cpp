@@ -437,13 +437,28 @@ int agones_orchestrator::finish(int status) {
         p->shutdown_wanted = true;
     }
     p->wake.notify_all();
-    // Agones deletes the pod once it sees Shutdown (SIGTERM, then the grace period); wait for
-    // either, bounded, so the replay and result lines are out before the process goes.
-    const auto until = now_us() + std::uint64_t{p->opt.shutdown_wait_ms} * 1000;
-    while (!p->shutdown_seen.load() && !p->terminated.load() && now_us() < until)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Agones deletes the pod once it sees Shutdown (SIGTERM, then the grace period): wait for
+    // the watch to show it, bounded. After SIGTERM the pod is going anyway: wait only until
+    // the control thread has said shutdown (and given back its rooms before that), within a
+    // couple of request timeouts, so the GameServer is not left Allocated.
+    const auto started = now_us();
+    const auto until = started + std::uint64_t{p->opt.shutdown_wait_ms} * 1000;
+    std::uint64_t said_by = 0; // set when SIGTERM is seen
+    const auto said = [&] {
+        std::lock_guard lock{p->mutex};
+        return p->st.shutdown_sent;
+    };
+    for (;;) {
+        const auto now = now_us();
+        if (p->shutdown_seen.load() || now >= until) break;
+        if (p->terminated.load()) {
+            if (said_by == 0) said_by = now + std::uint64_t{2 * p->opt.request_timeout_ms + p->opt.retry_ms} * 1000;
+            if (said() || now >= said_by) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     p->log(p->shutdown_seen.load() ? "the GameServer is Shutdown; exiting"
-           : p->terminated.load()  ? "SIGTERM; exiting"
+           : p->terminated.load()  ? (said() ? "SIGTERM, shutdown sent; exiting" : "SIGTERM, the sidecar did not take shutdown; exiting")
                                    : "no Shutdown seen within " + std::to_string(p->opt.shutdown_wait_ms) + " ms; exiting");
     p->stop_threads();
     return status;
