@@ -4,6 +4,8 @@
 
 #include <retcon/host.hpp>
 
+#include "host_fixture.hpp"
+
 #include <common/temp_dir.hpp>
 
 #include <httplib.h>
@@ -17,25 +19,14 @@ using namespace retcon;
 
 namespace {
 
-struct idle_input {
-    std::uint8_t pressed;
-};
-RETCON_COMPONENT(idle_input, pressed);
+/// The fixture's counting game, with no controls.
+result<hosted_game> counter_game(const match_params &p) { return test::make_counter_game(p, nullptr); }
 
 env_lookup env_of(std::map<std::string, std::string> vars) {
     return [vars = std::move(vars)](const std::string &name) -> std::optional<std::string> {
         if (auto it = vars.find(name); it != vars.end()) return it->second;
         return std::nullopt;
     };
-}
-
-/// A plain game for hosts that must bind but never see a player.
-result<hosted_game> idle_game(const match_params &p) {
-    hosted_game g;
-    g.state = std::make_unique<world>(schema{});
-    g.step = [](world &, const frame_inputs &) {};
-    g.config = make_session_config<idle_input>(p.players, p.tick_hz);
-    return g;
 }
 
 } // namespace
@@ -150,7 +141,7 @@ TEST_CASE("environment: Edgegap's orchestrator stops the deployment with DELETE 
     o.port = 0;
     o.match_limit = 1;
     REQUIRE(apply_environment(o, env));
-    auto host = match_host::create(o, idle_game);
+    auto host = match_host::create(o, counter_game);
     REQUIRE(host);
     std::vector<std::string> log;
     (*host)->on_log([&](std::string_view line) {

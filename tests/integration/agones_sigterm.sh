@@ -39,9 +39,7 @@ state_has() { http GET /test/state | grep -q "$1"; } # state_has TEXT: the stand
 AGONES_SDK_HTTP_PORT=$sdk_port "$server_bin" --port 0 --replay-dir "$dir/replays" --drain-grace 2 --quiet \
   >"$dir/server.log" 2>"$dir/server.err" &
 server=$!; pids+=("$server")
-wait_for 10 grep -q "listening on UDP port" "$dir/server.log" || fail "the server did not start"
-port=$(sed -n 's/.*listening on UDP port \([0-9]*\).*/\1/p' "$dir/server.log")
-[ "${port:-0}" -gt 0 ] || fail "no port in the server's log"
+port=$(server_port "$dir/server.log") || exit 1
 grep -q "orchestrator: agones" "$dir/server.log" || fail "AGONES_SDK_HTTP_PORT did not select the Agones orchestrator"
 wait_for 15 state_has '"state":"Ready"' || fail "the stand-in never saw the server Ready: $(http GET /test/state)"
 grep -q "agones: ready" "$dir/server.log" || fail "the server's log does not say it is ready"

@@ -21,9 +21,7 @@ has_token() { test -s "$1" || ! kill -0 "$2" 2>/dev/null; }
 # Port 0: the server takes a free port and prints it, so parallel runs never collide.
 "$server_bin" --port 0 --players 2 --duration 8 --quiet >"$dir/server.log" 2>&1 &
 server=$!; pids+=("$server")
-wait_for 10 grep -q "listening on UDP port" "$dir/server.log" || fail "server did not start"
-port=$(sed -n 's/.*listening on UDP port \([0-9]*\).*/\1/p' "$dir/server.log")
-[ "${port:-0}" -gt 0 ] || fail "no port in the server's log"
+port=$(server_port "$dir/server.log") || exit 1
 
 client() { # name seed token-file log [extra...] (exec: the background job's PID is the client itself)
   local name=$1 seed=$2 token=$3 log=$4; shift 4

@@ -23,9 +23,7 @@ start_host() {
   "$server_bin" --port 0 --matches 2 --players 2 --replay-dir "$d/replays" --drain-grace "$2" --quiet \
     >"$d/server.log" 2>"$d/server.err" &
   server=$!; pids+=("$server")
-  wait_for 10 grep -q "listening on UDP port" "$d/server.log" || fail "$1: the server did not start"
-  port=$(sed -n 's/.*listening on UDP port \([0-9]*\).*/\1/p' "$d/server.log")
-  [ "${port:-0}" -gt 0 ] || fail "$1: no port in the server's log"
+  port=$(server_port "$d/server.log" "$1") || exit 1
   # Open matches open one after another (their keyframes staggered): a third player needs both.
   wait_for 10 grep -q "match=open-2 opened" "$d/server.log" || fail "$1: the second match never opened"
   bots=()

@@ -26,9 +26,7 @@ stranger_token=$(issue 0 1003 eve us-2) || fail "retcon-token issue failed"
 "$server_bin" --port 0 --token-key "$dir/lobby.pub" --fleet eu-1 --drain-grace 1 --replay-dir "$dir" --quiet \
   >"$dir/server.log" 2>"$dir/server.err" &
 server=$!; pids+=("$server")
-wait_for 10 grep -q "listening on UDP port" "$dir/server.log" || fail "server did not start"
-port=$(sed -n 's/.*listening on UDP port \([0-9]*\).*/\1/p' "$dir/server.log")
-[ "${port:-0}" -gt 0 ] || fail "no port in the server's log"
+port=$(server_port "$dir/server.log") || exit 1
 grep -q "join tokens required, fleet 'eu-1'" "$dir/server.log" || fail "the server does not say it requires tokens"
 
 client() { # name seed log [extra...] (exec: the background job's PID is the client itself)

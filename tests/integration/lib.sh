@@ -22,3 +22,13 @@ wait_for() {
 gone() { ! kill -0 "$1" 2>/dev/null; }                       # gone PID: the process has ended
 playing() { grep -q "playing slot" "$1"; }                   # playing LOG: the client has a slot
 slot_of() { sed -n 's/^demo_client .*: playing slot \([0-9]*\)$/\1/p' "$1" | head -n 1; } # slot_of LOG
+# server_port LOG [WHAT]: waits for demo_server's "listening on UDP port N" line and prints N
+# (port 0: the server takes a free port and prints it, so parallel runs never collide).
+server_port() {
+  # Called as $(server_port ...): a failure reports on stderr, which the capture leaves alone.
+  wait_for 10 grep -q "listening on UDP port" "$1" || fail "${2:+$2: }the server did not start" >&2
+  local p
+  p=$(sed -n 's/.*listening on UDP port \([0-9]*\).*/\1/p' "$1")
+  [ "${p:-0}" -gt 0 ] || fail "${2:+$2: }no port in the server's log" >&2
+  echo "$p"
+}
