@@ -42,9 +42,10 @@ int main(int argc, char **argv) {
     app.add_flag("--print-config", s.print_config,
                  "print the configuration (defaults, then the environment, then these options) as JSON and exit");
     app.add_flag("--quiet", s.quiet, "no per-second status line");
-    app.footer("Environment: RETCON_PORT, RETCON_MATCHES, RETCON_FLEET, RETCON_TOKEN_KEYS, RETCON_REPLAY_DIR, "
-               "RETCON_DRAIN_GRACE_S, RETCON_METRICS_PORT and the platforms' variables configure the server "
-               "(docs/hosting.md, \"Configuration from the environment\"); options given here win.");
+    app.footer("Environment: RETCON_PORT, RETCON_BIND, RETCON_MATCHES, RETCON_MATCH_LIMIT, RETCON_FLEET, "
+               "RETCON_TOKEN_KEYS, RETCON_REPLAY_DIR, RETCON_DRAIN_GRACE_S, RETCON_METRICS_PORT, RETCON_METRICS_BIND "
+               "and the platforms' variables configure the server (docs/hosting.md, \"Configuration from the "
+               "environment\"); options given here win. --print-config shows the result.");
     CLI11_PARSE(app, argc, argv);
     for (const auto *opt : app.get_options())
         if (opt->count() > 0) s.given.insert(opt->get_name());

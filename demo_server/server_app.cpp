@@ -90,8 +90,9 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
 
 /// --print-config: what the server would run with, for people and for the deployment checks
 /// (tests/deploy/check_manifests.py).
-void print_config(const host_options &o, platform p) {
+void print_config(const host_options &o, platform p, const env_lookup &environment) {
     const agones_options a;
+    const auto sidecar_port = environment("AGONES_SDK_HTTP_PORT"); // make_orchestrator checked it
     nlohmann::json env = nlohmann::json::array();
     for (const auto &v : host_environment_variables()) env.push_back(std::string{v.name});
     const nlohmann::json j = {
@@ -107,14 +108,14 @@ void print_config(const host_options &o, platform p) {
         {"metrics_bind", o.metrics_bind},
         {"orchestrator", std::string{to_string(p)}},
         {"agones",
-         {{"sdk_port", a.sdk_port == 0 ? 9358 : a.sdk_port},
+         {{"sdk_port", sidecar_port && !sidecar_port->empty() ? std::stoi(*sidecar_port) : 9358},
           {"health_interval_ms", a.health_interval_ms},
           {"heartbeat_window_ms", a.heartbeat_window_ms},
           {"rooms_counter", a.rooms_counter},
           {"shutdown_wait_ms", a.shutdown_wait_ms}}},
         {"environment", env},
     };
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
 }
 
 } // namespace
@@ -128,14 +129,14 @@ int run_server(const server_settings &s) {
     }
     host_options &o = *made;
     const platform p = s.orchestrator == "auto" ? detect_platform(env) : *platform_from_string(s.orchestrator);
-    if (s.print_config) {
-        print_config(o, p);
-        return 0;
-    }
     auto orch = make_orchestrator(p, env);
     if (!orch) {
         std::fprintf(stderr, "demo_server: %s\n", orch.message().c_str());
         return 2;
+    }
+    if (s.print_config) {
+        print_config(o, p, env);
+        return 0;
     }
     auto created = match_host::create(o, make_match);
     if (!created) {

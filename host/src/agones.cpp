@@ -97,6 +97,7 @@ struct agones_orchestrator::impl {
     int rooms_to_give_back = 0;
     bool counter_enabled = false;
     bool shutdown_wanted = false;
+    bool accepting_said = false; // control thread only: the last retcon-accepting label set
 
     std::mutex watch_mutex;
     httplib::Client *watch_client = nullptr;
@@ -155,13 +156,19 @@ struct agones_orchestrator::impl {
 
     // ------------------------------------------------------------------ control thread
 
-    /// Sends one request until the sidecar takes it (or stopping); false when stopping.
+    /// Sends one request until the sidecar takes it (or stopping); false when stopping. A
+    /// request the sidecar refuses as invalid (4xx: a label Kubernetes would not accept) is
+    /// logged and skipped when @p skippable: nothing a retry could change.
     template<class Send>
-    bool until_taken(const char *what, Send &&send) {
+    bool until_taken(const char *what, Send &&send, bool skippable = false) {
         bool complained = false;
         while (!stopping.load()) {
             const auto res = send();
             if (ok(res)) return true;
+            if (skippable && res && res->status >= 400 && res->status < 500) {
+                log(std::string{what} + " refused (" + describe(res) + "); skipped");
+                return true;
+            }
             if (!complained) log(std::string{what} + " failed (" + describe(res) + "); retrying");
             complained = true;
             if (!pause(opt.retry_ms)) return false;
@@ -190,14 +197,12 @@ struct agones_orchestrator::impl {
 
         auto labels = opt.labels;
         labels.emplace_back("retcon-protocol", std::to_string(wire::protocol_version));
-        for (const auto &[key, value] : labels) {
-            const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump();
-            if (!until_taken("setting label", [&] { return c.Put("/metadata/label", body, "application/json"); })) return;
-        }
-        for (const auto &[key, value] : opt.annotations) {
-            const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump();
-            if (!until_taken("setting annotation", [&] { return c.Put("/metadata/annotation", body, "application/json"); })) return;
-        }
+        labels.emplace_back("retcon-accepting", host->admitting() ? "true" : "false");
+        for (const auto &[key, value] : labels)
+            if (!set_metadata(c, "/metadata/label", key, value)) return;
+        for (const auto &[key, value] : opt.annotations)
+            if (!set_metadata(c, "/metadata/annotation", key, value)) return;
+        accepting_said = host->admitting();
         if (!opt.rooms_counter.empty()) set_capacity(c);
         if (!until_taken("ready", [&] { return c.Post("/ready", "{}", "application/json"); })) return;
         {
@@ -209,10 +214,18 @@ struct agones_orchestrator::impl {
         const std::string counter_path = "/v1beta1/counters/" + opt.rooms_counter;
         bool complained = false;
         while (!stopping.load()) {
+            // A host that opens no new match (draining, or its match limit served) says so
+            // before it gives back rooms, so the allocator's selector stops choosing it.
+            if (accepting_said && !host->admitting()) {
+                if (!set_metadata(c, "/metadata/label", "retcon-accepting", "false")) return;
+                accepting_said = false;
+                log("no longer accepting matches: label retcon-accepting=false");
+            }
             bool release = false, shut = false;
             {
                 std::lock_guard lock{mutex};
-                rooms_to_give_back += counter_enabled ? ledger.expire(now_us()) : 0;
+                const int expired = ledger.expire(now_us()); // always: the ledger stays bounded
+                rooms_to_give_back += counter_enabled ? expired : 0;
                 release = rooms_to_give_back > 0;
                 shut = shutdown_wanted && !st.shutdown_sent;
             }
@@ -254,10 +267,20 @@ struct agones_orchestrator::impl {
         }
     }
 
-    /// The rooms counter's capacity, once: the host's match limit. The count is the allocator's.
+    /// PUTs a label or an annotation until taken (one the sidecar refuses is skipped).
+    bool set_metadata(httplib::Client &c, const char *path, const std::string &key, const std::string &value) {
+        // Invalid UTF-8 is replaced, not thrown: a label's bytes must never end the process.
+        const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string what = std::string{"setting "} + (path[10] == 'l' ? "label " : "annotation ") + key;
+        return until_taken(what.c_str(), [&] { return c.Put(path, body, "application/json"); }, true);
+    }
+
+    /// The rooms counter's capacity, once: the most matches the host will run at once. The
+    /// count is the allocator's.
     void set_capacity(httplib::Client &c) {
         const auto body = nlohmann::json{{"capacity", std::to_string(capacity)}}.dump();
         const std::string path = "/v1beta1/counters/" + opt.rooms_counter;
+        int refusals = 0; // answers that refuse without a reason we know: after ten, go on without
         while (!stopping.load()) {
             const auto res = c.Patch(path, body, "application/json");
             if (ok(res)) {
@@ -266,11 +289,13 @@ struct agones_orchestrator::impl {
                 log("counter '" + opt.rooms_counter + "' capacity " + std::to_string(capacity));
                 return;
             }
-            if (refused_for_good(res, {"not found", "disabled", "feature"})) { // not a high-density fleet
+            // Not a high-density fleet: no such counter, or the CountsAndLists feature is off.
+            if (res && (refused_for_good(res, {"not found", "not enabled", "disabled"}) || ++refusals >= 10)) {
                 log("counter '" + opt.rooms_counter + "' unavailable (" + describe(res) +
                     "); rooms are not counted (docs/hosting.md, \"High density\")");
                 return;
             }
+            // A sidecar that does not answer is waited for, however long.
             log("setting counter '" + opt.rooms_counter + "' capacity failed (" + describe(res) + "); retrying");
             if (!pause(opt.retry_ms)) return;
         }
@@ -387,7 +412,10 @@ struct agones_orchestrator::impl {
     }
 
     void stop_threads() {
-        stopping.store(true);
+        {
+            std::lock_guard lock{mutex}; // under the lock: a waiter between its check and its wait still wakes
+            stopping.store(true);
+        }
         wake.notify_all();
         // The watch may sit in a read for watch_timeout_ms: shut its socket until it notices.
         while (watch.joinable() && !watch_done.load()) {
@@ -408,8 +436,10 @@ agones_orchestrator::~agones_orchestrator() { impl_->stop_threads(); }
 
 void agones_orchestrator::start(match_host &host) {
     impl *p = impl_.get();
+    if (p->host != nullptr) return; // started already: once is the contract
     p->host = &host;
-    p->capacity = host.options().max_matches;
+    const auto &ho = host.options();
+    p->capacity = ho.match_limit != 0 ? std::min(ho.max_matches, ho.match_limit) : ho.max_matches;
     host.on_match_opened([p](const std::string &id, const match_params &) {
         std::lock_guard lock{p->mutex};
         p->ledger.opened(id, now_us());
@@ -452,7 +482,7 @@ int agones_orchestrator::finish(int status) {
         const auto now = now_us();
         if (p->shutdown_seen.load() || now >= until) break;
         if (p->terminated.load()) {
-            if (said_by == 0) said_by = now + std::uint64_t{2 * p->opt.request_timeout_ms + p->opt.retry_ms} * 1000;
+            if (said_by == 0) said_by = now + (2 * std::uint64_t{p->opt.request_timeout_ms} + p->opt.retry_ms) * 1000;
             if (said() || now >= said_by) break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

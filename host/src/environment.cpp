@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cstdlib>
+#include <system_error>
 #include <limits>
 
 namespace retcon {
@@ -56,9 +57,9 @@ result<void> parse_number(const env_lookup &env, const std::string &name, T &out
 result<void> parse_seconds_ms(const env_lookup &env, const std::string &name, std::uint32_t &out_ms) {
     const auto v = env(name);
     if (!v) return {};
-    char *end = nullptr;
-    const double s = std::strtod(v->c_str(), &end);
-    if (v->empty() || end != v->c_str() + v->size() || !(s >= 0) || s > 86400)
+    double s = -1; // from_chars: the same in every locale, no leading blanks
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), s);
+    if (v->empty() || ec != std::errc{} || end != v->data() + v->size() || !(s >= 0) || s > 86400)
         return result<void>{errc::invalid_argument, name + "='" + *v + "': expected seconds from 0 to 86400"};
     out_ms = static_cast<std::uint32_t>(s * 1000.0);
     return {};

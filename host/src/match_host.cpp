@@ -108,6 +108,7 @@ struct match_host::impl final : transport_router {
 
     std::atomic<int> drain_requests{0};
     std::atomic<std::uint64_t> heartbeat{0}; // one a loop pass (match_host::heartbeat)
+    std::atomic<bool> admitting{true};       // match_host::admitting
     int drain_seen = 0;
     bool draining = false;
     std::uint64_t drain_started_us = 0;
@@ -412,6 +413,7 @@ struct match_host::impl final : transport_router {
         matches[index] = std::move(m);
         ++live.matches_opened;
         results.push_opened(id, params);
+        if (limit_reached()) admitting.store(false);
         if (opt.match_limit != 0 && live.matches_opened >= opt.match_limit)
             log("match limit reached: " + std::to_string(opt.match_limit) +
                 " matches opened; the host drains once they have ended");
@@ -578,6 +580,7 @@ struct match_host::impl final : transport_router {
         if (requests > drain_seen) {
             if (drain_seen == 0) {
                 draining = true;
+                admitting.store(false);
                 drain_started_us = now;
                 log("draining: admitting nobody new; running matches may finish within " +
                     std::to_string(opt.drain_grace_ms) + " ms");
@@ -790,6 +793,7 @@ std::uint16_t match_host::port() const noexcept { return impl_->mux.local_port()
 std::uint16_t match_host::metrics_port() const noexcept { return impl_->metrics_port_bound; }
 std::uint64_t match_host::heartbeat() const noexcept { return impl_->heartbeat.load(std::memory_order_relaxed); }
 const host_options &match_host::options() const noexcept { return impl_->opt; }
+bool match_host::admitting() const noexcept { return impl_->admitting.load(); }
 host_metrics match_host::metrics() const {
     std::lock_guard lock{impl_->published_mutex};
     return impl_->published;

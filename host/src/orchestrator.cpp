@@ -51,17 +51,29 @@ int serve(match_host &host, orchestrator &orch, const serve_options &options) {
         sa.sa_handler = on_sigint;
         sigaction(SIGINT, &sa, &previous_int);
     }
+    // However serve leaves (an exception from run too), the handlers are put back as they were,
+    // flags and all, and nothing points at this host any more.
+    struct restore_signals {
+        bool active;
+        struct sigaction term, intr;
+        ~restore_signals() {
+            if (!active) return;
+            sigaction(SIGTERM, &term, nullptr);
+            sigaction(SIGINT, &intr, nullptr);
+            served_host = nullptr;
+            served_orchestrator = nullptr;
+        }
+    } restore{options.handle_signals, previous_term, previous_int};
     host.log("orchestrator: " + std::string{orch.name()});
     orch.start(host);
-    int status = host.run();
-    status = orch.finish(status);
-    if (options.handle_signals) {
-        sigaction(SIGTERM, &previous_term, nullptr); // as they were, flags and all
-        sigaction(SIGINT, &previous_int, nullptr);
-        served_host = nullptr;
-        served_orchestrator = nullptr;
+    int status = 1;
+    try {
+        status = host.run();
+    } catch (...) {
+        orch.finish(1); // its threads stop before the host can go away
+        throw;
     }
-    return status;
+    return orch.finish(status);
 }
 
 } // namespace retcon

@@ -48,6 +48,8 @@ STOP_MARGIN_S = 10
 # The label the Agones orchestrator sets (host/src/agones.cpp); the SDK stores labels it sets
 # under this prefix (docs/hosting.md, "Agones").
 PROTOCOL_LABEL = "agones.dev/sdk-retcon-protocol"
+# "false" once the host opens no new match (draining, its match limit served).
+ACCEPTING_LABEL = "agones.dev/sdk-retcon-accepting"
 FLEET_LABEL = "agones.dev/fleet"
 # The port Agones gives the game container in AGONES_SDK_HTTP_PORT unless sdkServer.httpPort says.
 AGONES_DEFAULT_SDK_HTTP_PORT = 9358
@@ -417,6 +419,9 @@ def check_allocation(c, root, fleet, fleet_config):
             selectors and all(str(l.get(PROTOCOL_LABEL)) == str(version) for l in labels),
             f"{PROTOCOL_LABEL} in each selector {[l.get(PROTOCOL_LABEL) for l in labels]} vs protocol_version "
             f"{version} (net/include/retcon/net/protocol.hpp)")
+    c.check("allocation:accepting-label", selectors and all(str(l.get(ACCEPTING_LABEL)) == "true" for l in labels),
+            f"{ACCEPTING_LABEL} in each selector {[l.get(ACCEPTING_LABEL) for l in labels]} must be \"true\" (a "
+            "draining server must not be chosen)")
     name = fleet["metadata"]["name"]
     c.check("allocation:fleet-label", selectors and all(l.get(FLEET_LABEL) == name for l in labels),
             f"{FLEET_LABEL} in each selector {[l.get(FLEET_LABEL) for l in labels]} vs the Fleet {name!r}")

@@ -771,3 +771,94 @@ TEST_CASE("agones: after SIGTERM the server still says shutdown before it exits"
     CHECK(orch.status().shutdown_sent);
     CHECK(sc->state() == "Shutdown");
 }
+
+// ====================================================================== what the sidecar refuses
+
+TEST_CASE("agones: a refused label and a fleet without counters still end Ready", "[host][agones]") {
+    // A sidecar of a cluster with the CountsAndLists feature off: counter updates are refused
+    // with a plain error (HTTP 500, code 2), which no retry changes.
+    httplib::Server fake;
+    std::mutex m;
+    std::vector<std::string> seen;
+    const auto note = [&](const httplib::Request &req) {
+        std::lock_guard lock{m};
+        seen.push_back(req.method + " " + req.path + " " + req.body);
+    };
+    fake.Get("/gameserver", [&](const httplib::Request &req, httplib::Response &res) {
+        note(req);
+        res.set_content(R"({"object_meta":{"name":"gs"},"status":{"state":"Scheduled"}})", "application/json");
+    });
+    fake.Put("/metadata/label", [&](const httplib::Request &req, httplib::Response &res) {
+        note(req);
+        const bool bad = req.body.find("bad key") != std::string::npos;
+        res.status = bad ? 400 : 200;
+        res.set_content(bad ? R"({"code":3,"message":"invalid label key","details":[]})" : "{}", "application/json");
+    });
+    fake.Patch(rooms_path, [&](const httplib::Request &req, httplib::Response &res) {
+        note(req);
+        res.status = 500;
+        res.set_content(R"({"code":2,"message":"CountsAndLists not enabled","details":[]})", "application/json");
+    });
+    fake.Post("/ready", [&](const httplib::Request &req, httplib::Response &res) {
+        note(req);
+        res.set_content("{}", "application/json");
+    });
+    fake.Post("/health", [&](const httplib::Request &, httplib::Response &res) { res.set_content("{}", "application/json"); });
+    const int port = fake.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    std::thread serving{[&] { fake.listen_after_bind(); }};
+
+    auto a = quick_agones(static_cast<std::uint16_t>(port));
+    a.labels = {{"bad key", "x"}, {"build", std::string{"\xff\xfe"}}}; // invalid UTF-8 must not end the process
+    a.shutdown_wait_ms = 200;
+    agones_orchestrator orch{a};
+    host_thread h{open_host(1), [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    client_list clients;
+    const bool ready = pump(clients, [&] { return orch.status().ready_sent; });
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    h.join();
+    fake.stop();
+    serving.join();
+    INFO(h.log_text());
+    CHECK(ready);
+    CHECK(h.logged("agones: setting label bad key refused"));
+    CHECK(h.logged("agones: counter 'rooms' unavailable"));
+    std::lock_guard lock{m};
+    CHECK(std::count_if(seen.begin(), seen.end(), [](const std::string &s) { return s.rfind("PATCH", 0) == 0; }) == 1);
+    CHECK(std::find(seen.begin(), seen.end(), "POST /ready {}") != seen.end());
+}
+
+TEST_CASE("agones: a host that opens no new match says so before it gives its rooms back", "[host][agones]") {
+    sidecar sc;
+    token_issuer lobby;
+    agones_orchestrator orch{quick_agones(sc->port())};
+    auto o = token_host(lobby, 4);
+    o.match_limit = 1; // one match in this process's life: the capacity is 1, not 4
+    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    client_list clients;
+    failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
+    wait_ready(clients, sc, orch);
+    CHECK(sc.rooms_capacity() == 1);
+    CHECK(sc->labels().at("agones.dev/sdk-retcon-accepting") == "true");
+    REQUIRE(sc->allocate());
+    REQUIRE(pump(clients, [&] { return orch.status().allocations == 1; }));
+    auto &player = join(clients, h.host->port(), lobby, "m-1", 0, 7, params_of(1, 3));
+    REQUIRE(pump(clients, [&] { return player.s->confirmed_frame() > 30; }));
+    // The limit is reached as the match opens: the allocator must stop choosing this server.
+    REQUIRE(pump(clients, [&] { return sc->labels().at("agones.dev/sdk-retcon-accepting") == "false"; }));
+    CHECK_FALSE(h.host->admitting());
+    leave(player);
+    // The match ends, its room comes back, and the host, its one match served, shuts down.
+    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    CHECK(h.join() == 0);
+    CHECK(sc->state() == "Shutdown");
+    CHECK(sc.rooms() == 0);
+    const auto reqs = sc->requests();
+    INFO(describe(reqs));
+    const auto refused = find_request(reqs, "PUT", "/metadata/label", "\"retcon-accepting\",\"value\":\"false\"");
+    const auto given_back = find_request(reqs, "PATCH", rooms_path, "countDiff");
+    REQUIRE(refused >= 0);
+    REQUIRE(given_back > refused);
+    check_room_patches(reqs);
+}

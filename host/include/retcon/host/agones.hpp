@@ -31,21 +31,24 @@ struct agones_options {
     /// @brief Timeout of each short request (connect, read and write).
     std::uint32_t request_timeout_ms = 2000;
     /// @brief Read timeout of the watch stream: the stream is quiet while the GameServer does
-    /// not change; after this long it is re-opened.
-    std::uint32_t watch_timeout_ms = 60000;
+    /// not change; after this long it is re-opened. Long, because the sidecar may keep serving
+    /// a watch its client dropped until the sidecar itself ends.
+    std::uint32_t watch_timeout_ms = 600000;
     /// @brief The Counter the allocator increments for each match it places here (high-density
-    /// fleets); its capacity is set once at start to the host's `max_matches`, and the server
-    /// decrements it when a match ends. Empty: no counter.
+    /// fleets); its capacity is set once at start to the host's `max_matches` (or its
+    /// `match_limit`, if lower), and the server decrements it when a match ends. Empty: no counter.
     std::string rooms_counter = "rooms";
     /// @brief An allocation that opens no match within this long is given back (the counter is
     /// decremented), so a matchmaker's no-shows do not fill the server.
     std::uint32_t allocation_timeout_ms = 60000;
-    /// @brief After POST /shutdown, how long to wait for the watch to show `Shutdown` (or for
-    /// SIGTERM) before exiting anyway.
+    /// @brief How long `finish` waits (from its start) for the watch to show `Shutdown`, or
+    /// for SIGTERM, before exiting anyway.
     std::uint32_t shutdown_wait_ms = 30000;
     /// @brief Labels set once the sidecar answers (Agones prefixes them `agones.dev/sdk-`):
-    /// fleet-level facts a GameServerAllocation can select on. `retcon-protocol` (the wire
-    /// protocol version the server speaks) is always set.
+    /// fleet-level facts a GameServerAllocation can select on. Two are always set:
+    /// `retcon-protocol` (the wire protocol version the server speaks) and `retcon-accepting`
+    /// ("true", then "false" once the host opens no new match: draining or its match limit
+    /// reached), for the allocation's selectors.
     std::vector<std::pair<std::string, std::string>> labels;
     /// @brief Annotations set once the sidecar answers.
     std::vector<std::pair<std::string, std::string>> annotations;

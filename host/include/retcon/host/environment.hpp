@@ -50,10 +50,12 @@ struct env_variable {
 
 /**
  * @brief Overlays the configuration @p env gives onto @p options: the `RETCON_*` variables
- * (port, matches, fleet, token keys, replay directory, drain grace, metrics) and the
+ * (port, bind address, matches, match limit, fleet, token keys, replay directory, drain
+ * grace, metrics port and address) and the
  * platform's own (Edgegap's internal port for the port named `gameport`, the common `PORT`,
  * Hathora's initial room configuration as the open match's parameters). A variable that is
- * set but malformed is an error naming it; unset ones leave @p options as they are.
+ * set but malformed is an error naming it, and then nothing is applied; unset ones leave
+ * @p options as they are.
  */
 [[nodiscard]] result<void> apply_environment(host_options &options, const env_lookup &env);
 

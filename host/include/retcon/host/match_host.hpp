@@ -146,6 +146,9 @@ public:
     /// @brief Advances at least ten times a second while `run`'s thread is scheduling, and
     /// stops when a tick hangs: an orchestrator reports health only while it moves (any thread).
     [[nodiscard]] std::uint64_t heartbeat() const noexcept;
+    /// @brief False once the host opens no new match: draining, or its match limit reached
+    /// (any thread; an orchestrator then stops advertising the server for allocation).
+    [[nodiscard]] bool admitting() const noexcept;
     /// @brief The settings the host was created with.
     [[nodiscard]] const host_options &options() const noexcept;
 
