@@ -197,12 +197,13 @@ struct agones_orchestrator::impl {
 
         auto labels = opt.labels;
         labels.emplace_back("retcon-protocol", std::to_string(wire::protocol_version));
-        labels.emplace_back("retcon-accepting", host->admitting() ? "true" : "false");
+        const bool accepting = host->admitting(); // one reading: the label and what it says agree
+        labels.emplace_back("retcon-accepting", accepting ? "true" : "false");
         for (const auto &[key, value] : labels)
             if (!set_metadata(c, "/metadata/label", key, value)) return;
         for (const auto &[key, value] : opt.annotations)
             if (!set_metadata(c, "/metadata/annotation", key, value)) return;
-        accepting_said = host->admitting();
+        accepting_said = accepting;
         if (!opt.rooms_counter.empty()) set_capacity(c);
         if (!until_taken("ready", [&] { return c.Post("/ready", "{}", "application/json"); })) return;
         {
