@@ -92,7 +92,7 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
 /// (tests/deploy/check_manifests.py).
 void print_config(const host_options &o, platform p, const env_lookup &environment) {
     const agones_options a;
-    const auto sidecar_port = environment("AGONES_SDK_HTTP_PORT"); // make_orchestrator checked it
+    const auto sidecar_port = agones_sdk_port(environment); // make_orchestrator checked it
     nlohmann::json env = nlohmann::json::array();
     for (const auto &v : host_environment_variables()) env.push_back(std::string{v.name});
     const nlohmann::json j = {
@@ -108,7 +108,7 @@ void print_config(const host_options &o, platform p, const env_lookup &environme
         {"metrics_bind", o.metrics_bind},
         {"orchestrator", std::string{to_string(p)}},
         {"agones",
-         {{"sdk_port", sidecar_port && !sidecar_port->empty() ? std::stoi(*sidecar_port) : 9358},
+         {{"sdk_port", sidecar_port ? *sidecar_port : 0},
           {"health_interval_ms", a.health_interval_ms},
           {"heartbeat_window_ms", a.heartbeat_window_ms},
           {"rooms_counter", a.rooms_counter},

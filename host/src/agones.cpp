@@ -1,5 +1,6 @@
 #include <retcon/host/agones.hpp>
 
+#include <retcon/host/environment.hpp>
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/protocol.hpp>
 
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -106,12 +106,9 @@ struct agones_orchestrator::impl {
     std::thread control, health, watch;
 
     explicit impl(agones_options o) : opt{std::move(o)}, ledger{std::uint64_t{opt.allocation_timeout_ms} * 1000} {
-        if (opt.sdk_port == 0) {
-            opt.sdk_port = 9358;
-            if (const char *v = std::getenv("AGONES_SDK_HTTP_PORT")) {
-                const long p = std::strtol(v, nullptr, 10);
-                if (p > 0 && p < 65536) opt.sdk_port = static_cast<std::uint16_t>(p);
-            }
+        if (opt.sdk_port == 0) { // make_orchestrator refuses a malformed variable; here, the default
+            const auto port = agones_sdk_port(process_environment());
+            opt.sdk_port = port ? *port : 9358;
         }
         if (opt.health_interval_ms > 2000) opt.health_interval_ms = 2000;
     }

@@ -7,7 +7,6 @@
 #include <httplib.h>
 
 #include <atomic>
-#include <charconv>
 #include <optional>
 #include <chrono>
 #include <thread>
@@ -118,14 +117,10 @@ result<std::unique_ptr<orchestrator>> make_orchestrator(platform p, const env_lo
     using made = result<std::unique_ptr<orchestrator>>;
     switch (p) {
     case platform::agones: {
+        const auto port = agones_sdk_port(env);
+        if (!port) return made{port.err()};
         agones_options o;
-        if (auto v = env("AGONES_SDK_HTTP_PORT"); v && !v->empty()) {
-            unsigned port = 0;
-            const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), port);
-            if (ec != std::errc{} || end != v->data() + v->size() || port == 0 || port > 65535)
-                return made{errc::invalid_argument, "AGONES_SDK_HTTP_PORT='" + *v + "': expected a port from 1 to 65535"};
-            o.sdk_port = static_cast<std::uint16_t>(port);
-        }
+        o.sdk_port = *port;
         return made{std::make_unique<agones_orchestrator>(std::move(o))};
     }
     case platform::edgegap: return made{std::make_unique<edgegap_orchestrator>(env)};

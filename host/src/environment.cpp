@@ -133,6 +133,14 @@ platform detect_platform(const env_lookup &env) {
 
 std::span<const env_variable> host_environment_variables() noexcept { return variables; }
 
+result<std::uint16_t> agones_sdk_port(const env_lookup &env) {
+    std::uint16_t port = 9358; // the SDK's documented default
+    if (const auto v = env("AGONES_SDK_HTTP_PORT"); !v || v->empty()) return port; // empty: unset, as detect_platform reads it
+    if (auto r = parse_number<std::uint16_t>(env, "AGONES_SDK_HTTP_PORT", port, 1, 65535); !r)
+        return result<std::uint16_t>{r.err()};
+    return port;
+}
+
 result<void> apply_environment(host_options &options, const env_lookup &env) {
     host_options o = options; // all or nothing: a malformed variable leaves options as they were
     // The first port variable set wins: the host's own, then the platform's, then the convention.

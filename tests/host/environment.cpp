@@ -116,6 +116,15 @@ TEST_CASE("environment: a malformed variable is an error naming it, and changes 
     for (const auto &v : host_environment_variables()) names.emplace_back(v.name);
     for (const auto &[name, value] : bad) CHECK(std::find(names.begin(), names.end(), name) != names.end());
     CHECK_FALSE(make_orchestrator(platform::agones, env_of({{"AGONES_SDK_HTTP_PORT", "sidecar"}})));
+    // The sidecar's port: the variable, else the SDK's default; one parser for every reader.
+    CHECK(agones_sdk_port(env_of({})).value() == 9358);
+    CHECK(agones_sdk_port(env_of({{"AGONES_SDK_HTTP_PORT", "9123"}})).value() == 9123);
+    CHECK(agones_sdk_port(env_of({{"AGONES_SDK_HTTP_PORT", ""}})).value() == 9358);
+    for (const char *malformed : {"0", "65536", "9358x", "-1"}) {
+        const auto r = agones_sdk_port(env_of({{"AGONES_SDK_HTTP_PORT", malformed}}));
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.message(), Catch::Contains("AGONES_SDK_HTTP_PORT"));
+    }
 }
 
 TEST_CASE("environment: Edgegap's orchestrator stops the deployment with DELETE and the raw token when the host is done",

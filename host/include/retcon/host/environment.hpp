@@ -1,6 +1,7 @@
 #ifndef RETCON_HOST_ENVIRONMENT_HPP
 #define RETCON_HOST_ENVIRONMENT_HPP
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -58,6 +59,10 @@ struct env_variable {
  * @p options as they are.
  */
 [[nodiscard]] result<void> apply_environment(host_options &options, const env_lookup &env);
+
+/// @brief The Agones SDK sidecar's HTTP port: `AGONES_SDK_HTTP_PORT`, else (unset or empty) 9358. A malformed
+/// value is an error naming it.
+[[nodiscard]] result<std::uint16_t> agones_sdk_port(const env_lookup &env);
 
 /// @brief The orchestrator for @p p: Agones through its SDK sidecar, Edgegap's self-stop call
 /// when the host is done (`DELETE $ARBITRIUM_DELETE_URL`), Hathora's exit, or plain. A
