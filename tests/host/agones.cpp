@@ -281,7 +281,7 @@ TEST_CASE("agones: the lifecycle in order", "[host][agones]") {
     agones_orchestrator orch{quick_agones(sc->port())};
     auto o = token_host(lobby, 2);
     o.replay_dir = dir.path();
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    host_thread h{o, counter_game, served_by(orch)};
     client_list clients;
     failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
 
@@ -412,7 +412,7 @@ TEST_CASE("agones: the sidecar starting 2 s late", "[host][agones]") {
     a.watch_timeout_ms = 5000;
     std::optional<sidecar> sc; // started late; it outlives the host all the same
     agones_orchestrator orch{a};
-    host_thread h{open_host(1), [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    host_thread h{open_host(1), counter_game, served_by(orch)};
     failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + (sc ? sc->log_text() : std::string{}); }};
     client_list clients;
     auto &player = connect(clients, h.host->port());
@@ -473,8 +473,7 @@ TEST_CASE("agones: the sidecar restarting mid-match", "[host][agones]") {
     sidecar sc;
     token_issuer lobby;
     agones_orchestrator orch{quick_agones(sc->port())};
-    host_thread h{token_host(lobby, 2), [](const match_params &p) { return make_counter_game(p, nullptr); },
-                  served_by(orch)};
+    host_thread h{token_host(lobby, 2), counter_game, served_by(orch)};
     client_list clients;
     failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
     wait_ready(clients, sc, orch);
@@ -656,8 +655,7 @@ TEST_CASE("agones: two matches in one process, rooms up by the allocator and dow
         sidecar sc;
         token_issuer lobby;
         agones_orchestrator orch{quick_agones(sc->port())};
-        host_thread h{token_host(lobby, 2), [](const match_params &p) { return make_counter_game(p, nullptr); },
-                      served_by(orch)};
+        host_thread h{token_host(lobby, 2), counter_game, served_by(orch)};
         client_list clients;
         failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
         const auto watch = [&] {
@@ -718,8 +716,7 @@ TEST_CASE("agones: two matches in one process, rooms up by the allocator and dow
         a.allocation_timeout_ms = 1000;
         agones_orchestrator orch{a};
         token_issuer lobby;
-        host_thread h{token_host(lobby, 2), [](const match_params &p) { return make_counter_game(p, nullptr); },
-                      served_by(orch)};
+        host_thread h{token_host(lobby, 2), counter_game, served_by(orch)};
         client_list clients;
         failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
         wait_ready(clients, sc, orch);
@@ -748,8 +745,7 @@ TEST_CASE("agones: after SIGTERM the server still says shutdown before it exits"
     auto a = quick_agones(sc->port());
     a.shutdown_wait_ms = 20000;
     agones_orchestrator orch{a};
-    host_thread h{token_host(lobby, 1), [](const match_params &p) { return make_counter_game(p, nullptr); },
-                  served_by(orch)};
+    host_thread h{token_host(lobby, 1), counter_game, served_by(orch)};
     client_list clients;
     failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
     wait_ready(clients, sc, orch);
@@ -812,7 +808,7 @@ TEST_CASE("agones: a refused label and a fleet without counters still end Ready"
     a.labels = {{"bad key", "x"}, {"build", std::string{"\xff\xfe"}}}; // invalid UTF-8 must not end the process
     a.shutdown_wait_ms = 200;
     agones_orchestrator orch{a};
-    host_thread h{open_host(1), [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    host_thread h{open_host(1), counter_game, served_by(orch)};
     client_list clients;
     const bool ready = pump(clients, [&] { return orch.status().ready_sent; });
     h.host->request_drain();
@@ -835,7 +831,7 @@ TEST_CASE("agones: a host that opens no new match says so before it gives its ro
     agones_orchestrator orch{quick_agones(sc->port())};
     auto o = token_host(lobby, 4);
     o.match_limit = 1; // one match in this process's life: the capacity is 1, not 4
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }, served_by(orch)};
+    host_thread h{o, counter_game, served_by(orch)};
     client_list clients;
     failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
     wait_ready(clients, sc, orch);

@@ -19,9 +19,6 @@ using namespace retcon;
 
 namespace {
 
-/// The fixture's counting game, with no controls.
-result<hosted_game> counter_game(const match_params &p) { return test::make_counter_game(p, nullptr); }
-
 env_lookup env_of(std::map<std::string, std::string> vars) {
     return [vars = std::move(vars)](const std::string &name) -> std::optional<std::string> {
         if (auto it = vars.find(name); it != vars.end()) return it->second;
@@ -150,7 +147,7 @@ TEST_CASE("environment: Edgegap's orchestrator stops the deployment with DELETE 
     o.port = 0;
     o.match_limit = 1;
     REQUIRE(apply_environment(o, env));
-    auto host = match_host::create(o, counter_game);
+    auto host = match_host::create(o, test::counter_game);
     REQUIRE(host);
     std::vector<std::string> log;
     (*host)->on_log([&](std::string_view line) {

@@ -135,6 +135,9 @@ inline result<hosted_game> make_counter_game(const match_params &p, game_control
     return g;
 }
 
+/// The counting game with no controls: a game_factory as it is.
+inline result<hosted_game> counter_game(const match_params &p) { return make_counter_game(p, nullptr); }
+
 inline std::uint64_t wall_ms() {
     using namespace std::chrono;
     return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());

@@ -376,7 +376,7 @@ TEST_CASE("token mode: a match the game refuses, and a draining host, refuse wit
     o.token_keys = {public_key_of(lobby.key)};
     o.fleet = lobby.fleet;
     o.drain_grace_ms = 60000;
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    host_thread h{o, counter_game};
     const auto port = h.host->port();
     client_list clients;
     {
@@ -571,7 +571,7 @@ TEST_CASE("the metrics page serves the host's and each match's figures", "[host]
     o.open_params = params_of(2, 1);
     o.serve_metrics = true;
     o.metrics_port = 0;
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    host_thread h{o, counter_game};
     const auto port = h.host->port();
     REQUIRE(h.host->metrics_port() != 0);
     client_list clients;
@@ -610,7 +610,7 @@ TEST_CASE("a match its players left ends after empty_timeout_ms and open mode re
     o.open_params = params_of(1, 1);
     o.empty_timeout_ms = 300;
     o.drain_grace_ms = 300;
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    host_thread h{o, counter_game};
     const auto port = h.host->port();
     client_list clients;
     auto &a = connect(clients, port);
@@ -643,7 +643,7 @@ TEST_CASE("without reopen_matches the host returns once its open matches have en
     o.open_params = params_of(1, 1);
     o.empty_timeout_ms = 300;
     o.reopen_matches = false;
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    host_thread h{o, counter_game};
     const auto port = h.host->port();
     client_list clients;
     auto &a = connect(clients, port);
@@ -669,7 +669,7 @@ TEST_CASE("an ended match still saying goodbye delays its replacement instead of
     o.open_params = params_of(1, 1);
     o.match_duration_ms = 300;
     o.session.record_settings.keyframe_interval = 12; // matches open 200 ms apart: before open-1 is done
-    host_thread h{o, [](const match_params &p) { return make_counter_game(p, nullptr); }};
+    host_thread h{o, counter_game};
     const auto port = h.host->port();
     client_list clients;
     auto &a = connect(clients, port);

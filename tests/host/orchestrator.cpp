@@ -16,9 +16,6 @@ using namespace retcon;
 
 namespace {
 
-/// The fixture's counting game, with no controls.
-result<hosted_game> counter_game(const match_params &p) { return test::make_counter_game(p, nullptr); }
-
 /// Records what serve() asks of it, and what the host told its hooks, in order.
 struct recording_orchestrator final : orchestrator {
     std::mutex m;
@@ -58,7 +55,7 @@ TEST_CASE("orchestrator: serve runs start, the host until its match limit, then 
           "[host][orchestrator]") {
     auto o = quick_open_host();
     o.match_limit = 2; // open mode would replace matches for ever; the limit ends the process
-    auto host = match_host::create(o, counter_game);
+    auto host = match_host::create(o, test::counter_game);
     REQUIRE(host);
     std::vector<std::string> log;
     std::vector<std::string> app_results; // the game's own hook, beside the orchestrator's
@@ -86,7 +83,7 @@ TEST_CASE("orchestrator: serve runs start, the host until its match limit, then 
 TEST_CASE("orchestrator: the heartbeat moves while the host runs and stops when its thread stops", "[host][orchestrator]") {
     auto o = quick_open_host();
     o.match_duration_ms = 0;
-    auto host = match_host::create(o, counter_game);
+    auto host = match_host::create(o, test::counter_game);
     REQUIRE(host);
     (*host)->on_log([](std::string_view) {});
     const auto before = (*host)->heartbeat();
@@ -109,7 +106,7 @@ TEST_CASE("orchestrator: SIGTERM under serve drains the host and tells the orche
     auto o = quick_open_host();
     o.match_duration_ms = 0; // the match would run for ever: only the drain ends it
     o.drain_grace_ms = 0;
-    auto host = match_host::create(o, counter_game);
+    auto host = match_host::create(o, test::counter_game);
     REQUIRE(host);
     (*host)->on_log([](std::string_view) {});
     recording_orchestrator orch;
