@@ -5,6 +5,7 @@
 #include <retcon/version.hpp>
 
 #include <CLI/CLI.hpp>
+#include <exit_codes.hpp>
 
 #include <array>
 #include <chrono>
@@ -25,31 +26,15 @@ enum class exit_code : int {
     keys = 3,    ///< a key file cannot be read or written
 };
 
-struct exit_code_row {
-    exit_code code;
-    const char *name;
-    const char *meaning;
-};
+using row = retcon::tools::exit_code_row<exit_code>;
+using retcon::tools::status;
 
 constexpr std::array exit_codes{
-    exit_code_row{exit_code::ok, "ok", "success (inspect --public: the token verifies)"},
-    exit_code_row{exit_code::refused, "refused", "inspect --public: the token is refused (the reason is printed)"},
-    exit_code_row{exit_code::usage, "usage", "the command line is wrong, or the token is malformed"},
-    exit_code_row{exit_code::keys, "keys", "a key file cannot be read or written"},
+    row{exit_code::ok, "ok", "success (inspect --public: the token verifies)"},
+    row{exit_code::refused, "refused", "inspect --public: the token is refused (the reason is printed)"},
+    row{exit_code::usage, "usage", "the command line is wrong, or the token is malformed"},
+    row{exit_code::keys, "keys", "a key file cannot be read or written"},
 };
-
-std::string exit_code_help() {
-    std::string out = "exit codes:";
-    for (const auto &row : exit_codes) {
-        char line[64];
-        std::snprintf(line, sizeof line, "\n  %d  %-8s ", static_cast<int>(row.code), row.name);
-        out += line;
-        out += row.meaning;
-    }
-    return out + "\n";
-}
-
-constexpr int status(exit_code c) noexcept { return static_cast<int>(c); }
 
 int fail(exit_code code, const std::string &message) {
     std::fprintf(stderr, "retcon-token: %s\n", message.c_str());
@@ -214,7 +199,7 @@ int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
 
 int main(int argc, char **argv) {
     CLI::App app{"retcon-token: make signing keys, issue join tokens and inspect them (docs/join-tokens.md)"};
-    app.footer(exit_code_help());
+    app.footer(retcon::tools::exit_code_help(exit_codes, 8) + "\n");
     app.require_subcommand(1);
     app.set_version_flag("--version", std::to_string(retcon::version.major) + "." +
                                           std::to_string(retcon::version.minor) + "." +

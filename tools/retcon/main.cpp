@@ -3,6 +3,7 @@
 #include <retcon/snapshot.hpp>
 
 #include <CLI/CLI.hpp>
+#include <exit_codes.hpp>
 
 #include <array>
 #include <cstdio>
@@ -22,37 +23,22 @@ enum class exit_code : int {
     damaged = 4,     ///< a file cannot be read or is damaged
 };
 
-struct exit_code_row {
-    exit_code code;
-    const char *name;
-    const char *meaning;
-};
+using row = retcon::tools::exit_code_row<exit_code>;
+using retcon::tools::status;
 
 /// The one definition of the exit codes: main() returns them and --help prints this table.
 constexpr std::array exit_codes{
-    exit_code_row{exit_code::ok, "ok", "success (diff: the worlds are identical)"},
-    exit_code_row{exit_code::differences, "differences", "diff: the worlds differ"},
-    exit_code_row{exit_code::usage, "usage", "usage error: missing, unknown or malformed arguments"},
-    exit_code_row{exit_code::incomplete, "incomplete",
+    row{exit_code::ok, "ok", "success (diff: the worlds are identical)"},
+    row{exit_code::differences, "differences", "diff: the worlds differ"},
+    row{exit_code::usage, "usage", "usage error: missing, unknown or malformed arguments"},
+    row{exit_code::incomplete, "incomplete",
                   "check: the replay was cut short (a crashed writer); its readable part verified.\n"
                   "                  With --allow-incomplete this is 0 (the note is still printed)"},
-    exit_code_row{exit_code::damaged, "damaged",
+    row{exit_code::damaged, "damaged",
                   "a file cannot be read (missing, not a retcon file, a format version this\n"
                   "                  build does not read) or is damaged (checksum, truncation, structure)"},
 };
 
-std::string exit_code_help() {
-    std::string out = "exit codes:";
-    for (const auto &row : exit_codes) {
-        char line[64];
-        std::snprintf(line, sizeof line, "\n  %d  %-12s ", static_cast<int>(row.code), row.name);
-        out += line;
-        out += row.meaning;
-    }
-    return out;
-}
-
-constexpr int status(exit_code c) noexcept { return static_cast<int>(c); }
 
 /// Every error the tool meets comes from reading a file: it is unreadable or damaged.
 int fail(const retcon::error &e) {
@@ -175,7 +161,7 @@ int cmd_dump(const std::string &path, std::optional<std::uint64_t> frame) {
 
 int main(int argc, char **argv) {
     CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files"};
-    app.footer(exit_code_help());
+    app.footer(retcon::tools::exit_code_help(exit_codes, 12));
     app.require_subcommand(1);
     app.set_version_flag("--version", std::to_string(retcon::version.major) + "." + std::to_string(retcon::version.minor) +
                                           "." + std::to_string(retcon::version.patch));
