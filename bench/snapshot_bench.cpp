@@ -64,7 +64,7 @@ std::size_t hashed_bytes(const retcon::world &w) {
 /// untimed). Benchmarks that write to it leave it in the state of its image.
 struct fixture {
     retcon::world w{world_schema()};
-    retcon::snapshot snap;
+    retcon::world_image snap;
     std::size_t image = 0;
     std::size_t hashed = 0;
 };
@@ -110,7 +110,7 @@ void memcpy_baseline(benchmark::State &state) {
 
 void retcon_save(benchmark::State &state) {
     auto &f = fixture_for(n_of(state));
-    retcon::snapshot out;
+    retcon::world_image out;
     retcon::save(f.w, out, 1); // buffer at its high-water mark: steady state
     for (auto _ : state) {
         retcon::save(f.w, out, 1);
@@ -129,7 +129,7 @@ void retcon_save(benchmark::State &state) {
 void retcon_restore(benchmark::State &state) {
     auto &f = fixture_for(n_of(state));
     const auto churn_percent = static_cast<std::uint32_t>(state.range(1));
-    retcon::snapshot other;
+    retcon::world_image other;
     if (churn_percent == 0) {
         other = f.snap;
     } else if (churn_percent == 100) {
@@ -141,7 +141,7 @@ void retcon_restore(benchmark::State &state) {
         churn(f.w, r, n_of(state) * churn_percent / 100u);
         retcon::save(f.w, other, 1);
     }
-    const retcon::snapshot *images[2] = {&f.snap, &other};
+    const retcon::world_image *images[2] = {&f.snap, &other};
     for (const auto *img : images)
         if (!retcon::restore(f.w, *img)) state.SkipWithError("restore failed");
     std::size_t k = 0;

@@ -33,7 +33,7 @@ struct rc_world {
     explicit rc_world(const retcon::schema &s) : world{s} {}
     retcon::world world;
     std::string error;
-    retcon::snapshot scratch; ///< images for load/save through caller buffers
+    retcon::world_image scratch; ///< images for load/save through caller buffers
     /// Advances at every structural change made through the C API (entities, components,
     /// restores, loads): a query that sees it move mid-pass knows its chunks are stale.
     std::uint64_t epoch = 0;

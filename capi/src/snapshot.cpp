@@ -100,7 +100,7 @@ rc_status rc_ring_restore(rc_ring *ring, rc_world *w, rc_frame frame) {
         if (!w) return fail(ring->error, RC_ERR_NULL, "rc_ring_restore: world is NULL");
         const auto f = to_frame_c(frame);
         if (!f) return bad_frame(ring->error, "rc_ring_restore", frame);
-        const snapshot *s = ring->ring.find(*f);
+        const world_image *s = ring->ring.find(*f);
         if (!s)
             return fail(ring->error, RC_ERR_NOT_FOUND, "rc_ring_restore: the ring does not hold frame %u", *f);
         if (s->header().schema_hash != w->world.schema_hash())

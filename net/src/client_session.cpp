@@ -70,7 +70,7 @@ struct client_session::impl final : transport_handler {
     frame_t last_packet_server_frame = 0;
 
     internal::transfer_receiver transfer{wire::limits::max_snapshot};
-    std::vector<snapshot> forensic{forensic_slots};
+    std::vector<world_image> forensic{forensic_slots};
     std::vector<frame_t> forensic_frame = std::vector<frame_t>(forensic_slots, no_frame);
     std::function<void(frame_t, std::uint64_t)> hash_cb;
     std::function<void(world &)> corrupt;
@@ -459,7 +459,7 @@ struct client_session::impl final : transport_handler {
             if (f % cfg.checksum_interval != 0) continue;
             const std::size_t fs = f / std::max<std::uint32_t>(cfg.checksum_interval, 1u) % forensic_slots;
             if (f + 1u == current) save(w, forensic[fs], f + 1u);
-            else if (const snapshot *s = ring.find(f + 1u)) forensic[fs] = *s;
+            else if (const world_image *s = ring.find(f + 1u)) forensic[fs] = *s;
             else continue;
             forensic_frame[fs] = f;
             const std::uint64_t h = hash(forensic[fs]);

@@ -94,10 +94,10 @@ struct server_session::impl final : transport_handler {
     // Desync forensics (docs/net.md): an image of the world after every forensic_interval-th
     // checksum frame, in a ring; the frames between are rebuilt from it and `history` when an
     // upload needs them, on a scratch world created at the first rebuild.
-    std::vector<snapshot> forensic;
+    std::vector<world_image> forensic;
     std::vector<frame_t> forensic_frame;
     std::optional<world> rebuild_world;
-    snapshot scratch; // a snapshot being sent, or a rebuilt image being compared (done within one call)
+    world_image scratch; // a snapshot being sent, or a rebuilt image being compared (done within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
@@ -421,8 +421,8 @@ struct server_session::impl final : transport_handler {
     /// The kept image a rebuild of the world after @p frame starts from: the newest one at or
     /// before it, if `history` still holds the inputs of every frame after it up to @p frame.
     /// Null when there is none (the server's snapshot of that frame is no longer held).
-    const snapshot *rebuild_base(frame_t frame) const {
-        const snapshot *base = nullptr;
+    const world_image *rebuild_base(frame_t frame) const {
+        const world_image *base = nullptr;
         frame_t from = 0;
         for (std::size_t i = 0; i < forensic.size(); ++i)
             if (forensic_frame[i] != no_frame && forensic_frame[i] <= frame && (!base || forensic_frame[i] > from)) {
@@ -439,8 +439,8 @@ struct server_session::impl final : transport_handler {
     /// or one rebuilt from the kept image before it by re-simulating the confirmed inputs in
     /// `history` on the scratch world, checked against the hash recorded for @p frame
     /// (docs/net.md, "Desync forensics"). Null, with the reason in @p why, when it cannot.
-    const snapshot *own_image(frame_t frame, std::string &why) {
-        const snapshot *base = rebuild_base(frame);
+    const world_image *own_image(frame_t frame, std::string &why) {
+        const world_image *base = rebuild_base(frame);
         const std::byte *recorded = hashes.get(frame);
         if (!base || !recorded) {
             why = "server snapshot of that frame no longer held";
@@ -468,7 +468,7 @@ struct server_session::impl final : transport_handler {
 
     /// The largest upload accepted for a frame whose nearest kept image is @p own: a small
     /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
-    std::size_t upload_cap(const snapshot &own) const {
+    std::size_t upload_cap(const world_image &own) const {
         const std::uint64_t cap = std::uint64_t{opt.upload_size_factor} * own.size() + 4096u;
         return static_cast<std::size_t>(std::min<std::uint64_t>(cap, opt.max_upload_bytes));
     }
@@ -509,7 +509,7 @@ struct server_session::impl final : transport_handler {
         // frame is rebuilt when the upload is complete; the kept image it starts from sizes
         // the upload's cap.
         std::string unverified;
-        const snapshot *own = rebuild_base(frame);
+        const world_image *own = rebuild_base(frame);
         std::size_t cap = 0;
         if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
         else if (c.uploads >= opt.max_uploads_per_client) unverified = "upload quota used";
@@ -555,7 +555,7 @@ struct server_session::impl final : transport_handler {
         auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
         release_upload(c);
         std::string names;
-        const snapshot *own = nullptr;
+        const world_image *own = nullptr;
         bool verified = false;
         if (!theirs) names = "client snapshot unreadable: " + theirs.message();
         else if ((own = own_image(frame, names)) != nullptr) {

@@ -83,7 +83,7 @@ struct sync_test::impl {
     std::uint64_t resim = 0;
     bool resimulating = false;
     std::optional<sync_test_failure> fail;
-    std::optional<snapshot> resimulated_world; // at the failing stage (failure path only)
+    std::optional<world_image> resimulated_world; // at the failing stage (failure path only)
 
     impl(session_config c, world &wr, step_function s, frame_t n)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, distance{n == 0 ? frame_t{1} : n}, players{cfg.max_players},
@@ -133,7 +133,7 @@ struct sync_test::impl {
         const frame_inputs fi{x.frame, players, isz, inputs.get(x.frame)};
         resimulating = false;
         step.run_stages(w, fi, x.stage_index + 1u);
-        const snapshot replay = save(w, x.frame);
+        const world_image replay = save(w, x.frame);
         auto d = diff(replay, w.get_schema(), *resimulated_world, w.get_schema());
         if (!d) x.fields.push_back("not compared: " + d.message());
         else x.fields = field_lines(*d);

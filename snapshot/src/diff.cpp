@@ -38,7 +38,7 @@ std::vector<field_difference> compare_fields(const schema::type &t, const std::b
 
 } // namespace
 
-result<snapshot_diff> diff(const snapshot &a, const schema &schema_a, const snapshot &b, const schema &schema_b,
+result<snapshot_diff> diff(const world_image &a, const schema &schema_a, const world_image &b, const schema &schema_b,
                            const diff_options &options) {
     snapshot_diff out;
     out.frame_a = a.frame();

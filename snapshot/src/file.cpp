@@ -23,7 +23,7 @@ std::string hex(std::uint64_t v) {
 }
 } // namespace
 
-std::vector<std::byte> encode_snapshot_file(const snapshot &image, const schema &s, int level) {
+std::vector<std::byte> encode_snapshot_file(const world_image &image, const schema &s, int level) {
     const auto schema_bytes = s.serialize();
     std::vector<std::byte> compressed;
     internal::compress(image.bytes(), level, compressed);
@@ -50,7 +50,7 @@ std::vector<std::byte> encode_snapshot_file(const snapshot &image, const schema 
     return out;
 }
 
-result<void> write_snapshot_file(const std::filesystem::path &path, const snapshot &image, const schema &s, int level) {
+result<void> write_snapshot_file(const std::filesystem::path &path, const world_image &image, const schema &s, int level) {
     if (image.empty()) return {errc::invalid_argument, path.string() + ": refusing to write an empty snapshot"};
     if (image.header().schema_hash != s.hash())
         return {errc::schema_mismatch, path.string() + ": the image was saved with schema " +

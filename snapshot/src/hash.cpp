@@ -117,7 +117,7 @@ hash64 hash(const world &w) {
     return scratch.world;
 }
 
-void section_hashes(const snapshot &s, world_hashes &out) {
+void section_hashes(const world_image &s, world_hashes &out) {
     thread_local image_view v; // reused: hashing a snapshot does not allocate in steady state
     out.world = out.entities = out.groups = out.resources = 0;
     out.pools.clear(); // keeps its capacity
@@ -132,13 +132,13 @@ void section_hashes(const snapshot &s, world_hashes &out) {
     combine(out);
 }
 
-world_hashes section_hashes(const snapshot &s) {
+world_hashes section_hashes(const world_image &s) {
     world_hashes out;
     section_hashes(s, out);
     return out;
 }
 
-hash64 hash(const snapshot &s) {
+hash64 hash(const world_image &s) {
     thread_local world_hashes scratch;
     section_hashes(s, scratch);
     return scratch.world;

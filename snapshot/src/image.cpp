@@ -141,7 +141,7 @@ std::size_t image_size(const world &w) noexcept {
     return n + align16(4u * w.group_lengths().size()) + align16(w.resource_bytes().size());
 }
 
-void save(const world &w, snapshot &out, std::uint64_t frame) {
+void save(const world &w, world_image &out, std::uint64_t frame) {
     const std::size_t total = image_size(w);
     std::byte *p = out.prepare(total);
     image_header h{};
@@ -178,8 +178,8 @@ void save(const world &w, snapshot &out, std::uint64_t frame) {
     RETCON_ASSERT(p == out.bytes().data() + total, "image layout computed twice differently");
 }
 
-snapshot save(const world &w, std::uint64_t frame) {
-    snapshot s;
+world_image save(const world &w, std::uint64_t frame) {
+    world_image s;
     save(w, s, frame);
     return s;
 }
@@ -219,7 +219,7 @@ result<void> validate_image(const world &w, std::span<const std::byte> image) {
     return {};
 }
 
-result<void> restore(world &w, const snapshot &s) {
+result<void> restore(world &w, const world_image &s) {
     image_view &v = restore_scratch;
     if (auto r = parse_into(s.bytes(), element_sizes_of(w), v); !r) return r;
     if (auto r = check_against(w, v.header); !r) return r;
@@ -228,7 +228,7 @@ result<void> restore(world &w, const snapshot &s) {
     return {};
 }
 
-result<void> load_image(world &w, const snapshot &s) {
+result<void> load_image(world &w, const world_image &s) {
     if (auto r = validate_image(w, s.bytes()); !r) return r;
     return restore(w, s);
 }

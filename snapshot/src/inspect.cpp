@@ -52,7 +52,7 @@ std::string describe_type(const schema::type &t) {
     return s;
 }
 
-std::string image_summary(const snapshot &img, const schema &s) {
+std::string image_summary(const world_image &img, const schema &s) {
     const auto &h = img.header();
     std::vector<std::uint32_t> sizes;
     for (const auto &t : s.components()) sizes.push_back(t.size);
@@ -145,7 +145,7 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
     return error{errc::bad_magic, path.string() + ": not a retcon snapshot (.rcs) or replay (.rcr) file"};
 }
 
-std::string dump_json(const snapshot &image, const schema &s) {
+std::string dump_json(const world_image &image, const schema &s) {
     using internal::json_string;
     std::vector<std::uint32_t> sizes;
     for (const auto &t : s.components()) sizes.push_back(t.size);

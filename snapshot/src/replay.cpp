@@ -137,8 +137,8 @@ struct replay_writer::impl {
     std::uint32_t chunk_frames = 0;
     std::uint64_t keyframes = 0;
     std::vector<std::byte> frames;     // buffered frame records
-    snapshot previous;                 // last keyframe image
-    snapshot current;
+    world_image previous;                 // last keyframe image
+    world_image current;
     std::vector<std::byte> raw;        // scratch: delta
     std::vector<std::byte> compressed; // scratch
     std::vector<std::byte> out;        // scratch: chunk bytes
@@ -343,7 +343,7 @@ struct replay_reader::impl {
 
     // Decoding cache: the last keyframe decoded (deltas chain from it).
     mutable std::size_t cached_index = ~std::size_t{0};
-    mutable snapshot cached;
+    mutable world_image cached;
 
     result<void> decode_chunk(std::uint64_t offset, std::span<std::byte> raw) const {
         internal::byte_reader r{std::span<const std::byte>(bytes).subspan(offset), offset};
@@ -372,7 +372,7 @@ struct replay_reader::impl {
         return internal::check_content_size(r.bytes(stored), raw, where(name, offset + chunk_header_size) + "chunk");
     }
 
-    result<void> keyframe_image(std::size_t index, snapshot &out) const {
+    result<void> keyframe_image(std::size_t index, world_image &out) const {
         if (index >= keyframes.size()) return {errc::not_found, name + ": no keyframe " + std::to_string(index)};
         std::size_t first = index;
         while (!keyframes[first].full) --first; // the scan guarantees keyframe 0 is full
@@ -391,7 +391,7 @@ struct replay_reader::impl {
             if (auto v = check_image(first); !v) return v;
         }
         thread_local std::vector<std::byte> delta;
-        snapshot next;
+        world_image next;
         for (std::size_t i = first + 1; i <= index; ++i) {
             const auto &k = keyframes[i];
             if (auto r = check_chunk_size(k.offset, k.image_bytes); !r) {
@@ -704,7 +704,7 @@ hash64 replay_reader::hash(frame_t frame) const {
 
 std::span<const replay_keyframe> replay_reader::keyframes() const noexcept { return impl_->keyframes; }
 
-result<void> replay_reader::keyframe_image(std::size_t index, snapshot &out) const {
+result<void> replay_reader::keyframe_image(std::size_t index, world_image &out) const {
     return impl_->keyframe_image(index, out);
 }
 
@@ -716,14 +716,14 @@ result<frame_t> replay_reader::restore_keyframe(world &w, frame_t frame) const {
     for (std::size_t i = 0; i < ks.size() && ks[i].frame <= frame; ++i) best = i;
     if (best == ks.size())
         return error{errc::not_found, impl_->name + ": no keyframe at or before frame " + std::to_string(frame)};
-    snapshot img;
+    world_image img;
     if (auto r = impl_->keyframe_image(best, img); !r) return r.err();
     if (auto r = restore(w, img); !r) return r.err();
     return ks[best].frame;
 }
 
 result<void> replay_reader::check(const std::function<void(std::size_t, std::size_t)> &progress) const {
-    snapshot img;
+    world_image img;
     const auto &ks = impl_->keyframes;
     for (std::size_t i = 0; i < ks.size(); ++i) {
         if (auto r = impl_->keyframe_image(i, img); !r)
@@ -765,7 +765,7 @@ result<verify_report> verify(const replay_reader &reader, world &w, const step_f
         for (std::size_t i = 0; i < ks.size(); ++i) {
             if (ks[i].frame <= f) continue;
             for (frame_t g = f + 1; g < ks[i].frame; ++g) step(w, reader.inputs(g));
-            snapshot img;
+            world_image img;
             if (reader.keyframe_image(i, img))
                 rep.diverging = section_hashes(w).diverging(section_hashes(img), reader.schema());
             break;

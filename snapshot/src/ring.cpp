@@ -35,7 +35,7 @@ result<void> snapshot_ring::restore(world &w, frame_t frame) {
 
 bool snapshot_ring::contains(frame_t frame) const noexcept { return find(frame) != nullptr; }
 
-const snapshot *snapshot_ring::find(frame_t frame) const noexcept {
+const world_image *snapshot_ring::find(frame_t frame) const noexcept {
     const slot &s = slots_[frame % slots_.size()];
     return s.valid && s.frame == frame ? &s.image : nullptr;
 }

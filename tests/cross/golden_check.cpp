@@ -53,7 +53,7 @@ int diverged(const world &w, frame_t frame, const char *image_dir, const std::st
     std::printf("golden_check: DIVERGED at frame %" PRIu32 ": %s\n", frame, what.c_str());
     if (image_dir) {
         const std::string path = std::string(image_dir) + "/frame-" + std::to_string(frame) + ".img";
-        const snapshot s = save(w, frame);
+        const world_image s = save(w, frame);
         std::ofstream f(path, std::ios::binary);
         f.write(reinterpret_cast<const char *>(s.bytes().data()), static_cast<std::streamsize>(s.size()));
         std::printf("golden_check: this target's world at the start of frame %" PRIu32 " is in %s\n"
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     if (t.players == 0 || t.input_size != sizeof(demo::player_input)) return unusable("input size differs from the demo's");
 
     std::optional<world> current{std::in_place, mine};
-    snapshot image;
+    world_image image;
     std::memcpy(image.prepare(t.start_image.size()), t.start_image.data(), t.start_image.size());
     if (auto r = load_image(*current, image); !r) return unusable("start image: " + r.message());
 

@@ -62,7 +62,7 @@ void exercise(std::vector<std::byte> bytes) {
     }
 
     const bool checked = r->check().ok();
-    retcon::snapshot img;
+    retcon::world_image img;
     for (std::size_t i = 0; i < ks.size(); ++i) {
         const bool decoded = r->keyframe_image(i, img).ok();
         if (checked && !decoded) __builtin_trap(); // check() decoded every keyframe already

@@ -81,7 +81,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
     world w{make_schema()};
     if (w.schema_hash() != r.schema().hash()) return fail(std::string(in) + " was recorded with another schema");
     if (r.keyframes().empty() || r.keyframes()[0].frame != r.start_frame()) return fail("no keyframe at the start frame");
-    snapshot start;
+    world_image start;
     if (auto k = r.keyframe_image(0, start); !k) return fail(k.message());
     if (auto k = load_image(w, start); !k) return fail(k.message());
 
@@ -136,7 +136,7 @@ int wrap(const char *in, const char *out) {
     std::ifstream f(in, std::ios::binary);
     const std::vector<char> raw{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
     if (raw.empty()) return fail(std::string("cannot read ") + in);
-    snapshot s;
+    world_image s;
     std::memcpy(s.prepare(raw.size()), raw.data(), raw.size());
     world w{make_schema()};
     if (auto k = load_image(w, s); !k) return fail(std::string(in) + ": " + k.message());

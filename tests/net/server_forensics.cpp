@@ -50,7 +50,7 @@ std::vector<std::byte> different_world_file(const sim_match &m, frame_t f) {
     world w{game_schema()};
     init_game(w);
     w.resource<ships>().score[1] += 1000;
-    snapshot s;
+    world_image s;
     save(w, s, f + 1u);
     return encode_snapshot_file(s, m.server_world.get_schema(), 1);
 }
@@ -117,7 +117,7 @@ long long server_heap(std::size_t dust, std::uint32_t forensic_frames, std::uint
     world w{game_schema()};
     init_game(w);
     for (std::size_t i = 0; i < dust; ++i) w.emplace<ship_pos>(w.create(), static_cast<std::int32_t>(i), 0);
-    snapshot probe; // an image's buffer grows in powers of two: it holds its capacity
+    world_image probe; // an image's buffer grows in powers of two: it holds its capacity
     save(w, probe);
     image = probe.capacity();
     sim_network net{1};

@@ -49,7 +49,7 @@ std::size_t count_containing(const std::vector<session_event> &evs, session_even
 
 /// The size of the server's own snapshot file of its world now (what an honest upload weighs).
 std::size_t own_image_size(const sim_match &m) {
-    snapshot s;
+    world_image s;
     save(m.server_world, s, m.server->frame());
     return s.size();
 }
@@ -422,7 +422,7 @@ std::vector<std::byte> different_world_file(const sim_match &m, frame_t f) {
     world w{game_schema()};
     init_game(w);
     w.resource<ships>().score[1] += 1000;
-    snapshot s;
+    world_image s;
     save(w, s, f + 1u);
     return encode_snapshot_file(s, m.server_world.get_schema(), 1);
 }

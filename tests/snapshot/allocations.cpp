@@ -24,7 +24,7 @@ world busy_world(std::uint64_t seed, std::uint64_t frames) {
 TEST_CASE("saving into a warm snapshot does not allocate", "[snapshot][allocations]") {
     const world w = busy_world(1, 60);
     REQUIRE(w.alive() > 20);
-    snapshot snap;
+    world_image snap;
     save(w, snap, 0); // warm-up: the buffer grows once
     allocation_counter counter;
     for (std::uint64_t f = 1; f <= 100; ++f) save(w, snap, f);
@@ -34,7 +34,7 @@ TEST_CASE("saving into a warm snapshot does not allocate", "[snapshot][allocatio
 
 TEST_CASE("restoring the same sizes again does not allocate", "[snapshot][allocations]") {
     world w = busy_world(2, 60);
-    const snapshot snap = save(w);
+    const world_image snap = save(w);
     REQUIRE(restore(w, snap).ok()); // warm-up: sparse pages, scratch
     allocation_counter counter;
     for (int i = 0; i < 100; ++i) REQUIRE(restore(w, snap).ok());
@@ -78,8 +78,8 @@ TEST_CASE("alternating between two states allocates nothing once both were seen"
     const world small = busy_world(5, 20);
     const world large = busy_world(6, 120);
     REQUIRE(large.alive() > small.alive());
-    const snapshot a = save(small);
-    const snapshot b = save(large);
+    const world_image a = save(small);
+    const world_image b = save(large);
     world w{grouped_schema()};
     snapshot_ring ring{4};
     retcon::frame_t frame = 0;

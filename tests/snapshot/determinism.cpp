@@ -29,7 +29,7 @@ TEST_CASE("save and restore in place at random points changes nothing", "[snapsh
             CAPTURE(seed, s.groups().size());
             world a{s}, b{s};
             rng chooser{seed ^ 0xabcdefu};
-            snapshot snap;
+            world_image snap;
             for (std::uint64_t f = 0; f < 300; ++f) {
                 simulate_frame(a, seed, f);
                 simulate_frame(b, seed, f);

@@ -261,7 +261,7 @@ TEST_CASE("diff of a malformed image is an error", "[snapshot][diff][hostile]") 
     const schema s = standard_schema();
     world a{s};
     build(a);
-    snapshot junk;
+    world_image junk;
     std::memset(junk.prepare(200), 0x11, 200);
     auto d = diff(save(a), s, junk, s);
     CHECK(d.code() == errc::bad_magic);

@@ -83,7 +83,7 @@ TEST_CASE("a snapshot file round-trips through the disk", "[snapshot][file]") {
 TEST_CASE("snapshot files at other compression levels and from saved images", "[snapshot][file]") {
     temp_dir dir;
     const world w = make_random_world(standard_schema(), 4, 40);
-    const snapshot img = save(w, 77);
+    const world_image img = save(w, 77);
     for (int level : {1, 9, 19}) {
         CAPTURE(level);
         const auto path = dir / ("l" + std::to_string(level) + ".rcs");
@@ -101,7 +101,7 @@ TEST_CASE("snapshot files at other compression levels and from saved images", "[
 TEST_CASE("writing a snapshot file refuses impossible requests", "[snapshot][file]") {
     temp_dir dir;
     const world w = small_world();
-    auto empty = write_snapshot_file(dir / "a.rcs", snapshot{}, w.get_schema());
+    auto empty = write_snapshot_file(dir / "a.rcs", world_image{}, w.get_schema());
     CHECK(empty.code() == errc::invalid_argument);
     auto wrong = write_snapshot_file(dir / "b.rcs", save(w), grouped_schema());
     CHECK(wrong.code() == errc::schema_mismatch);
@@ -316,7 +316,7 @@ TEST_CASE("a snapshot file with a byte-swapped magic is refused as written by a 
 
 TEST_CASE("a snapshot file holding a structurally broken image is rejected", "[snapshot][file][hostile]") {
     world w = small_world();
-    snapshot img = save(w, 1);
+    world_image img = save(w, 1);
     auto v = parse_image(img.bytes());
     REQUIRE(v.ok());
     std::size_t victim = 0;

@@ -31,7 +31,7 @@ TEST_CASE("a world and its image hash the same", "[snapshot][hash]") {
         for (std::uint64_t seed = 1; seed <= 5; ++seed) {
             CAPTURE(seed);
             const world w = make_random_world(s, seed, 50);
-            const snapshot snap = save(w);
+            const world_image snap = save(w);
             CHECK(hash(w) == hash(snap));
             const world_hashes from_world = section_hashes(w);
             const world_hashes from_image = section_hashes(snap);
@@ -70,8 +70,8 @@ TEST_CASE("worlds built by the same operations hash equal, different ones do not
 
 TEST_CASE("the frame number does not enter the hash", "[snapshot][hash]") {
     const world w = make_random_world(standard_schema(), 4, 30);
-    const snapshot at1 = save(w, 1);
-    const snapshot at999 = save(w, 999999);
+    const world_image at1 = save(w, 1);
+    const world_image at999 = save(w, 999999);
     CHECK(at1.frame() != at999.frame());
     CHECK(hash(at1) == hash(at999));
     CHECK(hash(at1) == hash(w));
@@ -82,7 +82,7 @@ TEST_CASE("any single component byte change changes the hash and names exactly t
     gen_options no_clear;
     no_clear.clear_percent_x10 = 0;
     const world w = make_random_world(s, 31, 20, no_clear);
-    const snapshot snap = save(w);
+    const world_image snap = save(w);
     const hash64 original = hash(w);
     const world_hashes original_sections = section_hashes(w);
     auto v = parse_image(snap.bytes());
@@ -94,7 +94,7 @@ TEST_CASE("any single component byte change changes the hash and names exactly t
         const std::size_t base = static_cast<std::size_t>(payload.data() - snap.bytes().data());
         for (std::size_t b = 0; b < payload.size(); ++b) {
             CAPTURE(id, b);
-            snapshot flipped = snap;
+            world_image flipped = snap;
             flipped.prepare(flipped.size())[base + b] ^= std::byte{static_cast<std::uint8_t>(1u << (b % 8u))};
             REQUIRE(restore(changed, flipped).ok()); // the trusted path: payload bytes are opaque to it
             const hash64 h = hash(changed);
@@ -149,14 +149,14 @@ TEST_CASE("diverging names entities, pools and resources", "[snapshot][hash]") {
 }
 
 TEST_CASE("section_hashes of a malformed image is all zero", "[snapshot][hash][hostile]") {
-    snapshot junk;
+    world_image junk;
     std::memset(junk.prepare(128), 0x33, 128);
     const world_hashes h = section_hashes(junk);
     CHECK(h.world == 0);
     CHECK(h.entities == 0);
     CHECK(h.pools.empty());
     CHECK(hash(junk) == 0);
-    CHECK(hash(snapshot{}) == 0);
+    CHECK(hash(world_image{}) == 0);
     CHECK(hash(junk) != hash(world{standard_schema()}));
 }
 

@@ -31,13 +31,13 @@ schema bool_schema() {
 }
 
 /// Offset of @p p inside @p s's bytes.
-std::size_t offset_in(const snapshot &s, const void *p) {
+std::size_t offset_in(const world_image &s, const void *p) {
     return static_cast<std::size_t>(static_cast<const std::byte *>(p) - s.bytes().data());
 }
 
 /// Overwrites sizeof(T) bytes of @p s at @p off.
 template<class T>
-void poke(snapshot &s, std::size_t off, T value) {
+void poke(world_image &s, std::size_t off, T value) {
     REQUIRE(off + sizeof(T) <= s.size());
     std::memcpy(s.prepare(s.size()) + off, &value, sizeof(T));
 }
@@ -63,7 +63,7 @@ struct fixture {
         w.destroy(e[6]);
         w.set_resource<game_clock>(7u, 60u);
     }
-    [[nodiscard]] image_view view(const snapshot &img) const {
+    [[nodiscard]] image_view view(const world_image &img) const {
         auto v = parse_image(img.bytes());
         REQUIRE(v.ok());
         return *v;
@@ -90,7 +90,7 @@ TEST_CASE("save then restore gives back every region byte for byte", "[snapshot]
             CAPTURE(seed, s.groups().size());
             world w = make_random_world(s, seed, 60);
             const world_regions before = capture(w);
-            const snapshot snap = save(w, 17);
+            const world_image snap = save(w, 17);
 
             CHECK(snap.size() == image_size(w));
             CHECK(snap.frame() == 17);
@@ -112,7 +112,7 @@ TEST_CASE("save then restore gives back every region byte for byte", "[snapshot]
             world fresh{s};
             REQUIRE(restore(fresh, snap).ok());
             CHECK(capture(fresh) == before);
-            const snapshot again = save(fresh, 17);
+            const world_image again = save(fresh, 17);
             REQUIRE(again.size() == snap.size());
             CHECK(std::memcmp(again.bytes().data(), snap.bytes().data(), snap.size()) == 0);
         }
@@ -126,7 +126,7 @@ TEST_CASE("restore keeps the recycling order of the free list", "[snapshot][imag
     for (int i = 0; i < 6; ++i)
         if (const entity e = pick_live(a, r); e != null_entity) a.destroy(e);
     REQUIRE(a.free_list().head != entity_traits::index_mask);
-    const snapshot snap = save(a);
+    const world_image snap = save(a);
 
     // Creates and destroys after the snapshot; the handles returned are the recycling order.
     auto script = [](world &w) {
@@ -149,7 +149,7 @@ TEST_CASE("restore keeps pool order and group state", "[snapshot][image]") {
     const schema s = grouped_schema();
     world a = make_random_world(s, 7, 80);
     a.sort<health>([](const health &x, const health &y) { return x.hp > y.hp; });
-    const snapshot snap = save(a);
+    const world_image snap = save(a);
     world b{s};
     REQUIRE(restore(b, snap).ok());
 
@@ -190,7 +190,7 @@ TEST_CASE("rolling back to an older frame and re-running reaches the same state"
 
         world rolled{s};
         simulate(rolled, seed, 0, 30);
-        const snapshot at30 = save(rolled, 30);
+        const world_image at30 = save(rolled, 30);
         simulate(rolled, seed, 30, 15); // frames 30..44, then roll back and redo them
         REQUIRE(restore(rolled, at30).ok());
         simulate(rolled, seed, 30, 30);
@@ -202,7 +202,7 @@ TEST_CASE("rolling back to an older frame and re-running reaches the same state"
 
 TEST_CASE("restore into a world of another schema fails and leaves it untouched", "[snapshot][image]") {
     world src = make_random_world(standard_schema(), 3, 20);
-    const snapshot snap = save(src);
+    const world_image snap = save(src);
 
     schema small;
     small.component<position>().component<velocity>();
@@ -229,11 +229,11 @@ TEST_CASE("restore into a world of another schema fails and leaves it untouched"
 TEST_CASE("restore refuses an empty or foreign snapshot", "[snapshot][image]") {
     world w = make_random_world(standard_schema(), 5, 5);
     const world_regions before = capture(w);
-    const snapshot empty;
+    const world_image empty;
     CHECK(empty.empty());
     CHECK(empty.frame() == 0);
     CHECK(restore(w, empty).code() == errc::truncated);
-    snapshot garbage;
+    world_image garbage;
     std::memset(garbage.prepare(256), 0x5a, 256);
     CHECK(restore(w, garbage).code() == errc::bad_magic);
     CHECK(capture(w) == before);
@@ -241,12 +241,12 @@ TEST_CASE("restore refuses an empty or foreign snapshot", "[snapshot][image]") {
 
 TEST_CASE("snapshot copies are deep and saving reuses the buffer", "[snapshot][image]") {
     world w = make_random_world(standard_schema(), 6, 30);
-    snapshot a = save(w, 3);
-    snapshot b = a;
+    world_image a = save(w, 3);
+    world_image b = a;
     REQUIRE(b.size() == a.size());
     CHECK(std::memcmp(a.bytes().data(), b.bytes().data(), a.size()) == 0);
     CHECK(b.bytes().data() != a.bytes().data());
-    snapshot c;
+    world_image c;
     c = b;
     CHECK(hash(c) == hash(w));
     rng pick{1};
@@ -259,7 +259,7 @@ TEST_CASE("snapshot copies are deep and saving reuses the buffer", "[snapshot][i
     const auto cap = b.capacity();
     save(w, b, 5);
     CHECK(b.capacity() == cap);
-    snapshot moved = std::move(b);
+    world_image moved = std::move(b);
     CHECK(hash(moved) == hash(w));
     moved.clear();
     CHECK(moved.empty());
@@ -268,7 +268,7 @@ TEST_CASE("snapshot copies are deep and saving reuses the buffer", "[snapshot][i
 TEST_CASE("validate_image accepts a sound image and rejects each kind of damage", "[snapshot][image][hostile]") {
     fixture fx;
     world &w = fx.w;
-    const snapshot good = save(w, 9);
+    const world_image good = save(w, 9);
     REQUIRE(validate_image(w, good.bytes()).ok());
     REQUIRE(load_image(w, good).ok());
     const image_view v = fx.view(good);
@@ -281,77 +281,77 @@ TEST_CASE("validate_image accepts a sound image and rejects each kind of damage"
 
     struct damage {
         const char *what;
-        std::function<void(snapshot &)> apply;
+        std::function<void(world_image &)> apply;
         errc code;
         const char *message;
     };
     const std::vector<damage> cases = {
-        {"free-list cycle", [&](snapshot &s) { poke(s, slot(6), entity_traits::construct(5, to_version(v.entities[6]))); },
+        {"free-list cycle", [&](world_image &s) { poke(s, slot(6), entity_traits::construct(5, to_version(v.entities[6]))); },
          errc::corrupt, "cycle"},
-        {"free list into a live slot", [&](snapshot &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{0}); },
+        {"free list into a live slot", [&](world_image &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{0}); },
          errc::corrupt, "free list"},
-        {"free list ends elsewhere", [&](snapshot &s) { poke(s, offsetof(image_header, free_tail), std::uint32_t{5}); },
+        {"free list ends elsewhere", [&](world_image &s) { poke(s, offsetof(image_header, free_tail), std::uint32_t{5}); },
          errc::corrupt, "tail"},
-        {"free slot not linked", [&](snapshot &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{6}); },
+        {"free slot not linked", [&](world_image &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{6}); },
          errc::corrupt, "neither live, free nor retired"},
-        {"alive count", [&](snapshot &s) { poke(s, offsetof(image_header, alive), v.header.alive + 1u); }, errc::corrupt,
+        {"alive count", [&](world_image &s) { poke(s, offsetof(image_header, alive), v.header.alive + 1u); }, errc::corrupt,
          "live entities"},
         {"owner not live",
-         [&](snapshot &s) {
+         [&](world_image &s) {
              const entity o = v.owners[health_id][0];
              poke(s, offset_in(good, &v.owners[health_id][0]), entity_traits::construct(to_index(o), to_version(o) + 1u));
          },
          errc::corrupt, "not live"},
         {"owner out of range",
-         [&](snapshot &s) { poke(s, offset_in(good, &v.owners[health_id][1]), entity_traits::construct(4000, 0)); },
+         [&](world_image &s) { poke(s, offset_in(good, &v.owners[health_id][1]), entity_traits::construct(4000, 0)); },
          errc::corrupt, "not live"},
-        {"duplicate owner", [&](snapshot &s) { poke(s, offset_in(good, &v.owners[health_id][1]), v.owners[health_id][0]); },
+        {"duplicate owner", [&](world_image &s) { poke(s, offset_in(good, &v.owners[health_id][1]), v.owners[health_id][0]); },
          errc::corrupt, "twice"},
         {"group too long",
-         [&](snapshot &s) {
+         [&](world_image &s) {
              poke(s, offset_in(good, &v.group_lengths[0]), static_cast<std::uint32_t>(v.owners[position_id].size() + 1));
          },
          errc::corrupt, "longer"},
         {"group not packed",
-         [&](snapshot &s) {
+         [&](world_image &s) {
              poke(s, offset_in(good, &v.owners[position_id][0]), v.owners[position_id][1]);
              poke(s, offset_in(good, &v.owners[position_id][1]), v.owners[position_id][0]);
          },
          errc::corrupt, "packed"},
-        {"bool holding 2", [&](snapshot &s) { poke(s, offset_in(good, v.payloads[switch_id].data()), std::uint8_t{2}); },
+        {"bool holding 2", [&](world_image &s) { poke(s, offset_in(good, v.payloads[switch_id].data()), std::uint8_t{2}); },
          errc::corrupt, "switch_state.on"},
-        {"total size too large", [&](snapshot &s) { poke(s, offsetof(image_header, total_size), good.size() + 16u); },
+        {"total size too large", [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() + 16u); },
          errc::truncated, "declares"},
-        {"total size too small", [&](snapshot &s) { poke(s, offsetof(image_header, total_size), good.size() - 16u); },
+        {"total size too small", [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() - 16u); },
          errc::truncated, "declares"},
-        {"bad magic", [&](snapshot &s) { poke(s, 0, std::uint32_t{0x12345678}); }, errc::bad_magic, "magic"},
-        {"bad version", [&](snapshot &s) { poke(s, offsetof(image_header, version), std::uint16_t{image_version + 1}); },
+        {"bad magic", [&](world_image &s) { poke(s, 0, std::uint32_t{0x12345678}); }, errc::bad_magic, "magic"},
+        {"bad version", [&](world_image &s) { poke(s, offsetof(image_header, version), std::uint16_t{image_version + 1}); },
          errc::bad_version, "version"},
-        {"bad header size", [&](snapshot &s) { poke(s, offsetof(image_header, header_size), std::uint16_t{32}); },
+        {"bad header size", [&](world_image &s) { poke(s, offsetof(image_header, header_size), std::uint16_t{32}); },
          errc::corrupt, "header size"},
-        {"other schema hash", [&](snapshot &s) { poke(s, offsetof(image_header, schema_hash), w.schema_hash() ^ 1u); },
+        {"other schema hash", [&](world_image &s) { poke(s, offsetof(image_header, schema_hash), w.schema_hash() ^ 1u); },
          errc::schema_mismatch, "schema"},
-        {"pool count", [&](snapshot &s) { poke(s, offsetof(image_header, pool_count), v.header.pool_count + 1u); },
+        {"pool count", [&](world_image &s) { poke(s, offsetof(image_header, pool_count), v.header.pool_count + 1u); },
          errc::schema_mismatch, "pools"},
-        {"element size", [&](snapshot &s) { poke(s, offset_in(good, &v.element_sizes[health_id]), std::uint32_t{12}); },
+        {"element size", [&](world_image &s) { poke(s, offset_in(good, &v.element_sizes[health_id]), std::uint32_t{12}); },
          errc::schema_mismatch, "-byte elements"},
-        {"absurd entity slots", [&](snapshot &s) { poke(s, offsetof(image_header, entity_slots), ~std::uint32_t{0}); },
+        {"absurd entity slots", [&](world_image &s) { poke(s, offsetof(image_header, entity_slots), ~std::uint32_t{0}); },
          errc::corrupt, "entity slots"},
         {"pool larger than the table",
-         [&](snapshot &s) { poke(s, offset_in(good, &v.pool_counts[health_id]), v.header.entity_slots + 1u); },
+         [&](world_image &s) { poke(s, offset_in(good, &v.pool_counts[health_id]), v.header.entity_slots + 1u); },
          errc::corrupt, "entity slots"},
         {"pool count shifts the layout",
-         [&](snapshot &s) { poke(s, offset_in(good, &v.pool_counts[health_id]), v.pool_counts[health_id] + 2u); },
+         [&](world_image &s) { poke(s, offset_in(good, &v.pool_counts[health_id]), v.pool_counts[health_id] + 2u); },
          errc::corrupt, "runs past"},
         {"resource block size",
-         [&](snapshot &s) { poke(s, offsetof(image_header, resource_bytes), v.header.resource_bytes - 16u); },
+         [&](world_image &s) { poke(s, offsetof(image_header, resource_bytes), v.header.resource_bytes - 16u); },
          errc::corrupt, "sections end"},
-        {"group count", [&](snapshot &s) { poke(s, offsetof(image_header, group_count), std::uint32_t{5}); },
+        {"group count", [&](world_image &s) { poke(s, offsetof(image_header, group_count), std::uint32_t{5}); },
          errc::corrupt, "runs past"},
     };
     for (const damage &d : cases) {
         CAPTURE(d.what);
-        snapshot bad = good;
+        world_image bad = good;
         d.apply(bad);
         auto r = validate_image(w, bad.bytes());
         CHECK(r.code() == d.code);
@@ -369,8 +369,8 @@ TEST_CASE("an image with a byte-swapped magic is refused as written by a big-end
     // A big-endian host's memcpy of the header holds every field byte-swapped, the magic first
     // (docs/file-format.md, "Conventions").
     fixture fx;
-    const snapshot good = save(fx.w, 3);
-    snapshot swapped = good;
+    const world_image good = save(fx.w, 3);
+    world_image swapped = good;
     std::byte *b = swapped.prepare(swapped.size());
     std::swap(b[0], b[3]);
     std::swap(b[1], b[2]);
@@ -385,7 +385,7 @@ TEST_CASE("an image with a byte-swapped magic is refused as written by a big-end
     // Any other wrong magic, including another order of the same four bytes, is plain bad magic.
     for (const std::uint32_t magic : {std::uint32_t{0x12345678}, std::uint32_t{(image_magic << 8) | (image_magic >> 24)}}) {
         CAPTURE(magic);
-        snapshot bad = good;
+        world_image bad = good;
         poke(bad, 0, magic);
         auto e = validate_image(fx.w, bad.bytes());
         CHECK(e.code() == errc::bad_magic);
@@ -395,7 +395,7 @@ TEST_CASE("an image with a byte-swapped magic is refused as written by a big-end
 
 TEST_CASE("validate_image rejects misaligned and short input", "[snapshot][image][hostile]") {
     fixture fx;
-    const snapshot good = save(fx.w);
+    const world_image good = save(fx.w);
     std::vector<std::byte> shifted(good.size() + 4);
     std::memcpy(shifted.data() + 1, good.bytes().data(), good.size());
     CHECK(validate_image(fx.w, std::span<const std::byte>(shifted).subspan(1, good.size())).code() == errc::invalid_argument);
@@ -405,7 +405,7 @@ TEST_CASE("validate_image rejects misaligned and short input", "[snapshot][image
 
 TEST_CASE("parse_image never reads past a truncated image", "[snapshot][image][hostile]") {
     fixture fx;
-    const snapshot good = save(fx.w);
+    const world_image good = save(fx.w);
     REQUIRE(parse_image(good.bytes()).ok());
     std::size_t rejected = 0;
     for (std::size_t n = 0; n < good.size(); ++n) {
@@ -428,7 +428,7 @@ TEST_CASE("parse_image never reads past a truncated image", "[snapshot][image][h
 
 TEST_CASE("parse_image survives arbitrary header and table values", "[snapshot][image][hostile]") {
     fixture fx;
-    const snapshot good = save(fx.w);
+    const world_image good = save(fx.w);
     const image_view v = fx.view(good);
     const std::size_t table_end = offset_in(good, v.entities.data()) + v.entities.size_bytes();
     rng r{77};

@@ -149,7 +149,7 @@ TEST_CASE("dump_json lists every live entity with its fields by name", "[snapsho
 }
 
 TEST_CASE("dump_json of a malformed image is a JSON error object", "[snapshot][inspect][hostile]") {
-    snapshot junk;
+    world_image junk;
     std::memset(junk.prepare(100), 0x7f, 100);
     const std::string json = dump_json(junk, standard_schema());
     check_json(json);

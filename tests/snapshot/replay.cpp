@@ -118,7 +118,7 @@ TEST_CASE("replay keyframes: a full one every M, deltas between, each decoding t
     REQUIRE(r.ok());
     const auto ks = r->keyframes();
     REQUIRE(ks.size() == 10); // frames 0, 10, ..., 90
-    snapshot img;
+    world_image img;
     for (std::size_t i = 0; i < ks.size(); ++i) {
         CAPTURE(i);
         CHECK(ks[i].frame == i * settings.keyframe_interval);
@@ -440,7 +440,7 @@ TEST_CASE("a bit flip anywhere in a replay is rejected or decodes to the same co
     auto whole = replay_reader::parse(bytes, "whole");
     REQUIRE(whole.ok());
     std::vector<hash64> keyframe_hashes;
-    snapshot img;
+    world_image img;
     for (std::size_t i = 0; i < whole->keyframes().size(); ++i) {
         REQUIRE(whole->keyframe_image(i, img).ok());
         keyframe_hashes.push_back(hash(img));
@@ -666,7 +666,7 @@ replay disassemble(const replay_reader &r, const std::vector<std::byte> &bytes) 
     const std::size_t head = 64u + get<std::uint32_t>(bytes, 24) + std::size_t{get<std::uint32_t>(bytes, 28)};
     out.head.assign(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(head));
     const auto ks = r.keyframes();
-    snapshot img;
+    world_image img;
     for (std::size_t i = 0; i < ks.size(); ++i) {
         REQUIRE(r.keyframe_image(i, img).ok());
         out.chunks.push_back({full_keyframe, ks[i].frame, 1, {img.bytes().begin(), img.bytes().end()}});

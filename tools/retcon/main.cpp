@@ -52,7 +52,7 @@ void print_notes(const std::vector<std::string> &notes) {
 
 struct loaded {
     retcon::schema schema;
-    retcon::snapshot image;
+    retcon::world_image image;
 };
 
 /// Notes on a replay cut short: what is readable of it.

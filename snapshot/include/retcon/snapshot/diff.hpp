@@ -74,7 +74,7 @@ struct snapshot_diff {
  * if the schemas differ only the schema differences are reported. Images must be valid
  * (`validate_image` or a snapshot file reader has checked them).
  */
-result<snapshot_diff> diff(const snapshot &a, const schema &schema_a, const snapshot &b, const schema &schema_b,
+result<snapshot_diff> diff(const world_image &a, const schema &schema_a, const world_image &b, const schema &schema_b,
                            const diff_options &options = {});
 
 } // namespace retcon

@@ -35,7 +35,7 @@ inline constexpr std::uint16_t snapshot_file_version = 1;
  */
 struct snapshot_file {
     retcon::schema schema;            ///< the schema embedded in the file
-    snapshot image;                   ///< the decompressed, validated world image
+    world_image image;                   ///< the decompressed, validated world image
     std::uint64_t frame = 0;          ///< frame the snapshot was taken at
     std::uint64_t file_bytes = 0;     ///< size on disk
     std::uint64_t compressed_bytes = 0;
@@ -46,11 +46,11 @@ struct snapshot_file {
 result<void> write_snapshot_file(const std::filesystem::path &path, const world &w, std::uint64_t frame, int level = 3);
 
 /// @brief Writes an existing image of a world with schema @p s as a snapshot file, atomically.
-result<void> write_snapshot_file(const std::filesystem::path &path, const snapshot &image, const schema &s,
+result<void> write_snapshot_file(const std::filesystem::path &path, const world_image &image, const schema &s,
                                  int level = 3);
 
 /// @brief The bytes of a snapshot file (what write_snapshot_file writes).
-[[nodiscard]] std::vector<std::byte> encode_snapshot_file(const snapshot &image, const schema &s, int level = 3);
+[[nodiscard]] std::vector<std::byte> encode_snapshot_file(const world_image &image, const schema &s, int level = 3);
 
 /**
  * @brief Reads and fully validates a snapshot file: header, checksums, schema block, size

@@ -12,7 +12,7 @@ template<class T>
 class result;
 struct image_header;
 struct image_view;
-class snapshot;
+class world_image;
 struct world_hashes;
 class snapshot_ring;
 struct read_limits;

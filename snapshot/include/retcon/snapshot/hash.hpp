@@ -50,7 +50,7 @@ struct world_hashes {
 [[nodiscard]] hash64 hash(const world &w);
 
 /// @brief The world hash from an image made by `save`.
-[[nodiscard]] hash64 hash(const snapshot &s);
+[[nodiscard]] hash64 hash(const world_image &s);
 
 /// @brief Every section hash of @p w into @p out (reusing its storage).
 void section_hashes(const world &w, world_hashes &out);
@@ -60,10 +60,10 @@ void section_hashes(const world &w, world_hashes &out);
 
 /// @brief Every section hash from an image made by `save` (same values as from the world);
 /// all zero if @p s is not a well-formed image.
-[[nodiscard]] world_hashes section_hashes(const snapshot &s);
+[[nodiscard]] world_hashes section_hashes(const world_image &s);
 
 /// @brief section_hashes(snapshot) into @p out, reusing its storage.
-void section_hashes(const snapshot &s, world_hashes &out);
+void section_hashes(const world_image &s, world_hashes &out);
 
 } // namespace retcon
 

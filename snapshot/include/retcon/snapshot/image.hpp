@@ -50,20 +50,20 @@ inline constexpr std::uint16_t image_version = 1;
  * into the same snapshot does not allocate once the buffer has reached its high-water mark.
  * The sparse indices are derived data and are not part of the image.
  */
-class snapshot {
+class world_image {
 public:
-    snapshot() = default;
-    snapshot(snapshot &&) noexcept = default;
-    snapshot &operator=(snapshot &&) noexcept = default;
-    snapshot(const snapshot &other) { *this = other; }
-    snapshot &operator=(const snapshot &other) {
+    world_image() = default;
+    world_image(world_image &&) noexcept = default;
+    world_image &operator=(world_image &&) noexcept = default;
+    world_image(const world_image &other) { *this = other; }
+    world_image &operator=(const world_image &other) {
         if (this != &other) {
             buffer_.resize(other.size());
             if (other.size()) std::memcpy(buffer_.data(), other.buffer_.data(), other.size());
         }
         return *this;
     }
-    ~snapshot() = default;
+    ~world_image() = default;
 
     /// @brief The whole image.
     [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {buffer_.data(), buffer_.size()}; }
@@ -94,10 +94,10 @@ private:
 [[nodiscard]] std::size_t image_size(const world &w) noexcept;
 
 /// @brief Saves @p w into @p out (reusing its buffer) tagged with @p frame.
-void save(const world &w, snapshot &out, std::uint64_t frame = 0);
+void save(const world &w, world_image &out, std::uint64_t frame = 0);
 
 /// @brief Saves @p w into a new snapshot.
-[[nodiscard]] snapshot save(const world &w, std::uint64_t frame = 0);
+[[nodiscard]] world_image save(const world &w, std::uint64_t frame = 0);
 
 /**
  * @brief Restores @p w to the state saved in @p s: byte-identical state, including recycling
@@ -107,7 +107,7 @@ void save(const world &w, snapshot &out, std::uint64_t frame = 0);
  * header, the schema hash and the sizes, not the structure. For bytes from a file or the
  * network use `load_image`. On error @p w is unchanged.
  */
-result<void> restore(world &w, const snapshot &s);
+result<void> restore(world &w, const world_image &s);
 
 /**
  * @brief Checks untrusted image bytes against @p w's schema: header, sizes, and an O(n)
@@ -116,7 +116,7 @@ result<void> restore(world &w, const snapshot &s);
 result<void> validate_image(const world &w, std::span<const std::byte> image);
 
 /// @brief validate_image, then restore. On error @p w is unchanged.
-result<void> load_image(world &w, const snapshot &s);
+result<void> load_image(world &w, const world_image &s);
 
 /// @brief The regions of a validated-size image, as views into its bytes.
 struct image_view {

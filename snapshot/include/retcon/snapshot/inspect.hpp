@@ -31,7 +31,7 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
 
 /// @brief JSON dump of a world image: header, resources, and every entity with its
 /// components, fields by name. What `retcon dump` prints.
-[[nodiscard]] std::string dump_json(const snapshot &image, const schema &s);
+[[nodiscard]] std::string dump_json(const world_image &image, const schema &s);
 
 /// @brief The text of a schema, one type per line with its fields.
 [[nodiscard]] std::string describe_schema(const schema &s);

@@ -154,7 +154,7 @@ public:
     /// @brief Keyframes, in frame order.
     [[nodiscard]] std::span<const replay_keyframe> keyframes() const noexcept;
     /// @brief Decodes keyframe @p index (resolving deltas) into @p out.
-    result<void> keyframe_image(std::size_t index, snapshot &out) const;
+    result<void> keyframe_image(std::size_t index, world_image &out) const;
     /// @brief Restores the latest keyframe at or before @p frame into @p w; returns its frame.
     result<frame_t> restore_keyframe(world &w, frame_t frame) const;
 

@@ -35,7 +35,7 @@ public:
     /// @brief True if frame @p frame is held.
     [[nodiscard]] bool contains(frame_t frame) const noexcept;
     /// @brief The snapshot of @p frame, or nullptr.
-    [[nodiscard]] const snapshot *find(frame_t frame) const noexcept;
+    [[nodiscard]] const world_image *find(frame_t frame) const noexcept;
     /// @brief Oldest and newest frames held (nullopt when empty).
     [[nodiscard]] std::optional<frame_t> oldest() const noexcept;
     [[nodiscard]] std::optional<frame_t> newest() const noexcept;
@@ -50,7 +50,7 @@ public:
 
 private:
     struct slot {
-        snapshot image;
+        world_image image;
         frame_t frame = 0;
         bool valid = false;
     };
