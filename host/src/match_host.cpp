@@ -2,6 +2,7 @@
 
 #include <retcon/config.hpp>
 #include <retcon/net/protocol.hpp>
+#include <retcon/net/enet_transport.hpp>
 #include <retcon/net/transport_mux.hpp>
 #include <retcon/snapshot/hash.hpp>
 

@@ -1,5 +1,5 @@
 // The only translation unit that includes ENet.
-#include <retcon/net/transport.hpp>
+#include <retcon/net/enet_transport.hpp>
 
 #include <enet/enet.h>
 

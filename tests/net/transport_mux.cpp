@@ -4,6 +4,7 @@
 #include <common/misuse.hpp>
 #include <common/test_game.hpp>
 
+#include <retcon/net/enet_transport.hpp>
 #include <retcon/net/transport_mux.hpp>
 
 #include <algorithm>

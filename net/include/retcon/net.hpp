@@ -7,6 +7,7 @@
 #include <retcon/snapshot.hpp>
 
 #include "net/client_session.hpp"
+#include "net/enet_transport.hpp"
 #include "net/events.hpp"
 #include "net/fwd.hpp"
 #include "net/protocol.hpp"
