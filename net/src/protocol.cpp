@@ -57,19 +57,40 @@ result<std::string_view> text_bytes(reader &r, std::size_t n, std::size_t max, s
 }
 
 // Zero-run coding: a non-zero byte stands for itself; 0x00 n stands for n+1 zero bytes.
-void rle_append(std::vector<std::byte> &out, std::span<const std::byte> raw) {
+/// Appends the XOR + zero-run coding of @p inputs to @p out (docs/protocol.md, "Input coding"):
+/// each byte XOR the byte @p input_size earlier (for the first record: @p base, or zero), with
+/// runs of zeros as (0, run - 1). The XORed bytes are never stored: no scratch buffer.
+void xor_rle_append(std::vector<std::byte> &out, std::span<const std::byte> inputs, std::span<const std::byte> base,
+                    std::size_t input_size) {
+    const auto x = [&](std::size_t i) {
+        const std::byte prev = i < input_size ? (i < base.size() ? base[i] : std::byte{0}) : inputs[i - input_size];
+        return inputs[i] ^ prev;
+    };
     std::size_t i = 0;
-    while (i < raw.size()) {
-        if (raw[i] != std::byte{0}) {
-            out.push_back(raw[i++]);
+    while (i < inputs.size()) {
+        if (const std::byte b = x(i); b != std::byte{0}) {
+            out.push_back(b);
+            ++i;
             continue;
         }
         std::size_t run = 1;
-        while (i + run < raw.size() && raw[i + run] == std::byte{0} && run < 256) ++run;
+        while (i + run < inputs.size() && x(i + run) == std::byte{0} && run < 256) ++run;
         out.push_back(std::byte{0});
         out.push_back(std::byte(static_cast<std::uint8_t>(run - 1)));
         i += run;
     }
+}
+
+/// Appends the coded @p inputs to a message as a u16 length and the bytes, coding them in
+/// place (the length is patched once known).
+void append_coded_inputs(std::vector<std::byte> &out, std::span<const std::byte> inputs, std::span<const std::byte> base,
+                         std::size_t input_size) {
+    const std::size_t at = out.size();
+    out.resize(at + 2);
+    xor_rle_append(out, inputs, base, input_size);
+    const std::size_t n = out.size() - at - 2;
+    out[at] = std::byte(static_cast<std::uint8_t>(n));
+    out[at + 1] = std::byte(static_cast<std::uint8_t>(n >> 8u));
 }
 
 /// Checks that @p in decodes to exactly @p expected bytes, writing nothing (so a rejection
@@ -140,14 +161,8 @@ constexpr std::size_t confirmed_payload_at = 1 + 4 + 2 + 4 + 2 + 4 + 4 + 1 + 1 +
 
 void encode_inputs(std::span<const std::byte> inputs, std::span<const std::byte> base, std::size_t input_size,
                    std::vector<std::byte> &out) {
-    thread_local std::vector<std::byte> x;
-    x.resize(inputs.size());
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::byte prev = i < input_size ? (i < base.size() ? base[i] : std::byte{0}) : inputs[i - input_size];
-        x[i] = inputs[i] ^ prev;
-    }
     out.clear();
-    rle_append(out, x);
+    xor_rle_append(out, inputs, base, input_size);
 }
 
 result<void> decode_inputs(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t input_size,
@@ -320,8 +335,6 @@ result<void> decode(std::span<const std::byte> in, reject_msg &m) {
 // ------------------------------------------------------------------------------------ input
 
 void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
-    thread_local std::vector<std::byte> payload;
-    encode_inputs(m.inputs, base, input_size, payload);
     auto w = start(out, message_kind::input);
     w.u8(m.slot);
     w.u32(m.ack_confirmed);
@@ -330,8 +343,7 @@ void encode(const input_msg &m, std::size_t input_size, std::span<const std::byt
     w.u32(m.client_time_ms);
     w.u32(m.checksum_frame);
     w.u64(m.checksum);
-    w.u16(static_cast<std::uint16_t>(payload.size()));
-    w.bytes(payload);
+    append_coded_inputs(out, m.inputs, base, input_size);
 }
 
 namespace {
@@ -376,9 +388,6 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
 // -------------------------------------------------------------------------------- confirmed
 
 void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
-    thread_local std::vector<std::byte> payload;
-    encode_inputs(m.frames, m.base ? base : std::span<const std::byte>{}, std::size_t{m.players} * (1u + input_size),
-                  payload);
     auto w = start(out, message_kind::confirmed);
     w.u32(m.ack_input);
     w.u16(static_cast<std::uint16_t>(m.margin_ms));
@@ -389,8 +398,8 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
     w.u8(m.count);
     w.u8(m.players);
     w.u8(m.base);
-    w.u16(static_cast<std::uint16_t>(payload.size()));
-    w.bytes(payload);
+    append_coded_inputs(out, m.frames, m.base ? base : std::span<const std::byte>{},
+                        std::size_t{m.players} * (1u + input_size));
 }
 
 namespace {
