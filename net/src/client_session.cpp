@@ -3,14 +3,19 @@
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
-#include <retcon/snapshot/ring.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <string>
 
-#include "session_common.hpp"
+#include "config_check.hpp"
+#include "forensics.hpp"
+#include "input_queue.hpp"
+#include "rate_meter.hpp"
+#include "rollback.hpp"
+#include "snapshot_transfer.hpp"
+#include "time_sync.hpp"
 
 namespace retcon {
 
@@ -31,22 +36,16 @@ struct client_session::impl final : transport_handler {
     bool report_checksums = true; // the welcome says (spectators: only when the server verifies them)
     std::size_t players = 0, isz = 0, rec = 0; // players and rec: from the welcome
     std::uint32_t max_frames_per_packet = 1;
-    snapshot_ring ring;
-    internal::frame_ring confirmed, used, local;
-    frame_t current = 0, confirmed_end = 0, sync_frame = 0;
-    frame_t first_wrong = no_frame;
+    internal::rollback rollback;
+    internal::input_queue inputs;
+    frame_t current = 0;
     frame_t next_checksum = 0;
     frame_t pending_checksum_frame = no_frame;
     std::uint64_t pending_checksum = 0;
     int checksum_sends = 0;
-    frame_t server_ack_input = 0;
-    frame_t local_next = 0;
-    bool resimulating = false;
     bool stalled = false;
-    std::vector<std::byte> last_confirmed; // record of confirmed_end - 1 (prediction source)
     std::uint32_t presence = 0;            // present bit per slot in the last confirmed frame
     bool have_presence = false;
-    bool have_last_confirmed = false;
 
     std::deque<session_event> events;
     session_stats st;
@@ -56,10 +55,7 @@ struct client_session::impl final : transport_handler {
     std::uint64_t now = 0;
     std::uint64_t connect_start = 0;       // first poll: the connect timeout counts from here
     bool transport_up = false;             // the transport reported on_connect
-    double period = 1000.0 / 60.0;
-    double next_tick = 0;
-    double rate_adj = 0;
-    std::uint64_t cooldown_until = 0;
+    internal::time_sync clock;
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
     std::uint8_t delay = 2;                // current input delay (adapts when max_input_delay > input_delay)
@@ -69,9 +65,8 @@ struct client_session::impl final : transport_handler {
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
     frame_t last_packet_server_frame = 0;
 
-    internal::transfer_receiver transfer{wire::limits::max_snapshot};
-    std::vector<world_image> forensic{forensic_slots};
-    std::vector<frame_t> forensic_frame = std::vector<frame_t>(forensic_slots, no_frame);
+    internal::snapshot_receiver transfer{wire::limits::max_snapshot};
+    internal::kept_images forensic; // the world after recent checksum frames, for uploads
     std::function<void(frame_t, std::uint64_t)> hash_cb;
     std::function<void(world &)> corrupt;
 
@@ -82,8 +77,9 @@ struct client_session::impl final : transport_handler {
 
     impl(session_config c, world &wr, step_function s, transport &t, client_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
-          ring{std::size_t{cfg.prediction_window} + 2u} {
+          rollback{std::size_t{cfg.prediction_window} + 2u} {
         internal::check_config(cfg, internal::config_side::client);
+        forensic.reset(forensic_slots);
         isz = cfg.input_size;
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
@@ -94,21 +90,19 @@ struct client_session::impl final : transport_handler {
     /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
     /// sizes every buffer for them: the only allocations after construction.
     void adopt(const wire::welcome_msg &m) {
+        slot = m.slot == 0xff ? -1 : m.slot;
         cfg.max_players = m.max_players;
         cfg.tick_hz = m.tick_hz;
         cfg.input_delay = m.input_delay;
         cfg.max_input_delay = m.max_input_delay;
         players = cfg.max_players;
         rec = players * (1u + isz);
-        period = 1000.0 / cfg.tick_hz;
+        clock.set_period(1000.0 / cfg.tick_hz);
         delay = cfg.input_delay;
         st.input_delay = delay;
         const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
                                 2u * wire::limits::max_frames_per_packet + 64u;
-        confirmed.reset(cap, rec);
-        used.reset(cap, rec);
-        local.reset(cap, isz);
-        last_confirmed.assign(rec, std::byte{0});
+        inputs.reset(players, isz, cap, slot, cfg.prediction);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
     }
 
@@ -180,7 +174,6 @@ struct client_session::impl final : transport_handler {
                 return;
             }
             adopt(m);
-            slot = m.slot == 0xff ? -1 : m.slot;
             token = m.token;
             report_checksums = m.report_checksums;
             state = client_state::loading;
@@ -266,22 +259,14 @@ struct client_session::impl final : transport_handler {
         }
         const frame_t f = *at;
         const bool first = state == client_state::loading;
-        current = confirmed_end = sync_frame = next_checksum = f;
-        local_next = f + delay;
-        server_ack_input = 0;
-        first_wrong = no_frame;
-        have_last_confirmed = false;
+        current = next_checksum = f;
+        inputs.restart(f, f + delay);
         have_presence = false;
-        ring.clear();
-        confirmed.clear();
-        used.clear();
-        local.clear();
+        rollback.clear();
         state = client_state::running;
         // Start ahead of the server by an estimate of half a round trip plus a margin; time
         // sync refines it.
-        const double lead_ms = (have_rtt ? st.rtt_ms / 2.0 : 50.0) + period * 2.0;
-        next_tick = static_cast<double>(now) - lead_ms;
-        cooldown_until = now + 300;
+        clock.start(now, (have_rtt ? st.rtt_ms / 2.0 : 50.0) + clock.period() * 2.0);
         emit(first ? session_event_kind::synchronized : session_event_kind::resynchronized, f, slot);
     }
 
@@ -290,7 +275,7 @@ struct client_session::impl final : transport_handler {
         if (!wire::decode_header(data, cmsg) || cmsg.players != players) return;
         const std::byte *base = nullptr;
         if (cmsg.base) {
-            base = cmsg.first_frame > 0 ? confirmed.get(cmsg.first_frame - 1u) : nullptr;
+            base = cmsg.first_frame > 0 ? inputs.confirmed(cmsg.first_frame - 1u) : nullptr;
             if (!base) return; // we no longer hold the base; a later packet will do
         }
         if (!wire::decode(data, isz, base ? std::span<const std::byte>(base, rec) : std::span<const std::byte>{}, cmsg))
@@ -314,30 +299,19 @@ struct client_session::impl final : transport_handler {
             confirmed_expected += cmsg.server_frame - last_packet_server_frame;
             last_packet_server_frame = cmsg.server_frame;
         }
-        st.frames_ahead = static_cast<double>(current) - (static_cast<double>(cmsg.server_frame) + st.rtt_ms / 2.0 / period);
+        st.frames_ahead =
+            static_cast<double>(current) - (static_cast<double>(cmsg.server_frame) + st.rtt_ms / 2.0 / clock.period());
         if (slot >= 0) {
-            server_ack_input = std::max(server_ack_input, cmsg.ack_input);
-            adjust_clock(cmsg.margin_ms);
+            inputs.acknowledge(cmsg.ack_input);
+            clock.on_margin(now, cmsg.margin_ms, st.rtt_ms, st.jitter_ms);
         }
-        // Store new confirmed frames; compare with what we simulated.
-        const std::size_t cap = confirmed.capacity();
-        for (std::uint32_t k = 0; k < cmsg.count; ++k) {
-            const frame_t f = cmsg.first_frame + k;
-            if (f < confirmed_end || confirmed.has(f)) continue;
-            if (f >= confirmed_end + cap - 8u) break; // too far ahead of what we can hold
-            std::byte *slot_rec = confirmed.put(f);
-            std::memcpy(slot_rec, cmsg.frames.data() + std::size_t{k} * rec, rec);
-            if (f < current) {
-                const std::byte *u = used.get(f);
-                if (!u || std::memcmp(u, slot_rec, rec) != 0) first_wrong = std::min(first_wrong, f);
-            }
-        }
-        for (; confirmed.has(confirmed_end); ++confirmed_end) note_presence(confirmed_end, confirmed.get(confirmed_end));
-        if (confirmed_end > 0 && confirmed.has(confirmed_end - 1u)) {
-            std::memcpy(last_confirmed.data(), confirmed.get(confirmed_end - 1u), rec);
-            have_last_confirmed = true;
-        }
-        st.confirmed_frame = confirmed_end;
+        // Store new confirmed frames; the queue compares them with what we simulated.
+        for (std::uint32_t k = 0; k < cmsg.count; ++k)
+            if (inputs.confirm(cmsg.first_frame + k, cmsg.frames.data() + std::size_t{k} * rec, current) ==
+                internal::input_queue::arrival::too_far)
+                break; // too far ahead of what we can hold: a later packet repeats it
+        inputs.advance_confirmed([this](frame_t f, const std::byte *record) { note_presence(f, record); });
+        st.confirmed_frame = inputs.confirmed_end();
     }
 
     /// Raises player_joined / player_left when a slot's presence changes in the confirmed stream
@@ -365,7 +339,7 @@ struct client_session::impl final : transport_handler {
         st.input_delay = delay;
         if (cfg.max_input_delay <= cfg.input_delay || slot < 0 || !have_rtt || state != client_state::running) return;
         if (now - last_delay_change < 1000) return;
-        const double want = std::round(st.rtt_ms / 2.0 / period);
+        const double want = std::round(st.rtt_ms / 2.0 / clock.period());
         const auto target = static_cast<std::uint8_t>(std::clamp(want, static_cast<double>(cfg.input_delay),
                                                                  static_cast<double>(cfg.max_input_delay)));
         if (target == delay) return;
@@ -374,95 +348,47 @@ struct client_session::impl final : transport_handler {
         st.input_delay = delay;
     }
 
-    void adjust_clock(std::int16_t margin) {
-        if (now < cooldown_until) return;
-        // Aim for the low percentile of arrival margins to cover one lost packet (the next
-        // packet, a frame later, still carries the input redundantly) plus the jitter that
-        // second copy may meet on its way.
-        const double target = period * 1.25 + st.jitter_ms;
-        const double err = static_cast<double>(margin) - target; // > 0: inputs too early: we run too far ahead
-        if (std::fabs(err) > 3.0 * period) {
-            next_tick += err; // jump once: wait (err > 0) or catch up (err < 0)
-            rate_adj = 0;
-            cooldown_until = now + static_cast<std::uint64_t>(st.rtt_ms) + 600u;
-            return;
-        }
-        const double deadband = period * 0.25;
-        if (std::fabs(err) <= deadband) {
-            rate_adj = 0;
-            return;
-        }
-        rate_adj = std::clamp((err - (err > 0 ? deadband : -deadband)) * 0.003, -0.03, 0.03);
-    }
-
     bool upload_forensic(frame_t frame) {
-        for (std::size_t i = 0; i < forensic_slots; ++i) {
-            if (forensic_frame[i] != frame) continue;
-            const auto file = encode_snapshot_file(forensic[i], w.get_schema(), 1);
-            internal::send_transfer(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
-            return true;
-        }
-        return false;
+        const world_image *image = forensic.after(frame);
+        if (!image) return false;
+        const auto file = encode_snapshot_file(*image, w.get_schema(), 1);
+        internal::send_snapshot_chunks(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
+        return true;
     }
 
     // ---------------------------------------------------------------- simulation
-    void predict_record(frame_t f, std::byte *r) {
-        for (std::size_t p = 0; p < players; ++p) {
-            std::byte *flag = r + p;
-            std::byte *in = r + players + p * isz;
-            const std::byte *last_in = last_confirmed.data() + players + p * isz;
-            if (static_cast<int>(p) == slot) {
-                *flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
-                if (const std::byte *mine = local.get(f)) std::memcpy(in, mine, isz);
-                else cfg.prediction.predict({last_in, isz}, {in, isz});
-            } else {
-                *flag = have_last_confirmed ? (last_confirmed[p] & std::byte{static_cast<std::uint8_t>(slot_flags::present)})
-                                            : std::byte{0};
-                cfg.prediction.predict({last_in, isz}, {in, isz});
-            }
-        }
-    }
+    void simulate(frame_t f) { step(w, frame_inputs{f, players, isz, inputs.inputs_for(f)}); }
 
-    void simulate(frame_t f) {
-        std::byte *r = used.put(f);
-        if (const std::byte *c = confirmed.get(f)) std::memcpy(r, c, rec);
-        else predict_record(f, r);
-        step(w, frame_inputs{f, players, isz, r});
-    }
-
-    void rollback() {
-        if (first_wrong == no_frame) return;
-        const frame_t from = first_wrong;
-        first_wrong = no_frame;
-        if (from >= current) return;
-        if (auto r = ring.restore(w, from); !r) {
-            emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
+    /// Restores the first frame whose confirmed inputs differ from the ones it was simulated
+    /// with and re-simulates up to the present (docs/net.md, "The model").
+    void correct_mispredictions() {
+        const frame_t from = inputs.take_first_wrong();
+        if (from == no_frame || from >= current) return;
+        const auto done = rollback.resimulate(w, from, current, [this](frame_t f) { simulate(f); });
+        if (!done) {
+            emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + done.message());
             return;
         }
-        resimulating = true;
-        for (frame_t f = from; f < current; ++f) {
-            if (f != from) ring.save(w, f);
-            simulate(f);
-        }
-        resimulating = false;
         ++st.rollbacks;
-        st.resimulated += current - from;
+        st.resimulated += *done;
     }
 
     void compute_checksums() {
         if (cfg.checksum_interval == 0) {
-            next_checksum = confirmed_end;
+            next_checksum = inputs.confirmed_end();
             return;
         }
-        for (; next_checksum < confirmed_end && next_checksum + 1u <= current; ++next_checksum) {
+        for (; next_checksum < inputs.confirmed_end() && next_checksum + 1u <= current; ++next_checksum) {
             const frame_t f = next_checksum;
             if (f % cfg.checksum_interval != 0) continue;
-            const std::size_t fs = f / std::max<std::uint32_t>(cfg.checksum_interval, 1u) % forensic_slots;
-            if (f + 1u == current) save(w, forensic[fs], f + 1u);
-            else if (const world_image *s = ring.find(f + 1u)) forensic[fs] = *s;
-            else continue;
-            forensic_frame[fs] = f;
-            const std::uint64_t h = hash(forensic[fs]);
+            // The world after f: the live world if f was the last frame simulated, else the
+            // rollback's image of the start of f + 1.
+            const world_image *start_of_next = f + 1u == current ? nullptr : rollback.find(f + 1u);
+            if (f + 1u != current && !start_of_next) continue;
+            world_image &kept = forensic.hold(f / cfg.checksum_interval, f);
+            if (start_of_next) kept = *start_of_next;
+            else save(w, kept, f + 1u);
+            const std::uint64_t h = hash(kept);
             pending_checksum_frame = f;
             pending_checksum = h;
             checksum_sends = 3;
@@ -472,16 +398,17 @@ struct client_session::impl final : transport_handler {
 
     bool tick(std::span<const std::byte> input) {
         if (state != client_state::running) return false;
-        next_tick += period * (1.0 + rate_adj);
-        rollback();
+        clock.ticked();
+        correct_mispredictions();
         compute_checksums();
         if (slot < 0) { // spectator: confirmed frames only
-            if (current >= confirmed_end) return false;
+            if (current >= inputs.confirmed_end()) return false;
             advance();
             return true;
         }
         // Signed on purpose: a client that is behind the confirmed frames (current <
         // confirmed_end) is not predicting at all and must never stall.
+        const frame_t confirmed_end = inputs.confirmed_end();
         if (current >= confirmed_end && current - confirmed_end >= cfg.prediction_window) {
             ++st.stall_frames;
             if (!stalled) emit(session_event_kind::wait_recommended, current, slot);
@@ -492,12 +419,7 @@ struct client_session::impl final : transport_handler {
         stalled = false;
         // A delay increase leaves a gap frame: it repeats this input. A decrease makes this
         // frame's input overlap one already recorded: it is dropped. The server confirms both.
-        for (; local_next <= current + delay; ++local_next) {
-            std::byte *dst = local.put(local_next);
-            const std::size_t n = std::min(isz, input.size());
-            std::memcpy(dst, input.data(), n);
-            std::memset(dst + n, 0, isz - n);
-        }
+        inputs.add_local(current + delay, input);
         advance();
         send_inputs();
         return true;
@@ -508,7 +430,7 @@ struct client_session::impl final : transport_handler {
             corrupt(w);
             corrupt = nullptr;
         }
-        ring.save(w, current);
+        rollback.save(w, current);
         simulate(current);
         ++current;
         st.current_frame = current;
@@ -519,7 +441,7 @@ struct client_session::impl final : transport_handler {
     /// what to resend) and shows it is alive.
     void send_ack() {
         imsg.slot = 0xff;
-        imsg.first_frame = confirmed_end;
+        imsg.first_frame = inputs.confirmed_end();
         imsg.count = 0;
         stamp_feedback();
         imsg.inputs.clear();
@@ -533,7 +455,7 @@ struct client_session::impl final : transport_handler {
     /// server asked for checksums in its welcome.
     void stamp_feedback() {
         const bool report = report_checksums && checksum_sends > 0;
-        imsg.ack_confirmed = confirmed_end;
+        imsg.ack_confirmed = inputs.confirmed_end();
         imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
         imsg.checksum_frame = report ? pending_checksum_frame : no_frame;
         imsg.checksum = report ? pending_checksum : 0;
@@ -542,22 +464,8 @@ struct client_session::impl final : transport_handler {
 
     void send_inputs() {
         if (slot < 0) return send_ack();
-        const frame_t end = local_next;
-        frame_t first = std::max(server_ack_input, sync_frame);
-        if (end > max_frames_per_packet && first < end - max_frames_per_packet) first = end - max_frames_per_packet;
-        window.clear();
-        std::uint32_t count = 0;
-        for (frame_t f = first; f < end; ++f) {
-            const std::byte *in = local.get(f);
-            if (!in) { // not held any more: start after it
-                window.clear();
-                count = 0;
-                first = f + 1u;
-                continue;
-            }
-            window.insert(window.end(), in, in + isz);
-            ++count;
-        }
+        frame_t first = 0;
+        const std::uint32_t count = inputs.unacknowledged(max_frames_per_packet, window, first);
         imsg.slot = static_cast<std::uint8_t>(slot);
         imsg.first_frame = first;
         imsg.count = static_cast<std::uint8_t>(count);
@@ -589,7 +497,7 @@ struct client_session::impl final : transport_handler {
                 net.disconnect(0);
             }
         }
-        if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= period) send_ack();
+        if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= clock.period()) send_ack();
         adapt_delay();
         meter.update(now, st, bytes_in, bytes_out);
         if (confirmed_expected > 0)
@@ -600,8 +508,9 @@ struct client_session::impl final : transport_handler {
     bool should_tick(std::uint64_t t) {
         now = std::max(now, t);
         if (state != client_state::running) return false;
-        if (slot < 0) return current < confirmed_end && (static_cast<double>(t) >= next_tick || confirmed_end - current > 2u);
-        return static_cast<double>(t) >= next_tick;
+        const frame_t confirmed_end = inputs.confirmed_end();
+        if (slot < 0) return current < confirmed_end && (clock.due(t) || confirmed_end - current > 2u);
+        return clock.due(t);
     }
 };
 
@@ -632,14 +541,14 @@ int client_session::slot() const noexcept { return impl_->slot; }
 std::size_t client_session::players() const noexcept { return impl_->players; }
 std::uint16_t client_session::tick_hz() const noexcept { return impl_->players == 0 ? std::uint16_t{0} : impl_->cfg.tick_hz; }
 frame_t client_session::current_frame() const noexcept { return impl_->current; }
-frame_t client_session::confirmed_frame() const noexcept { return impl_->confirmed_end; }
+frame_t client_session::confirmed_frame() const noexcept { return impl_->inputs.confirmed_end(); }
 bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
     if (slot >= impl_->players)
         internal::misuse("client_session::is_predicted: slot %zu is outside the match's %zu player slots", slot,
                          impl_->players);
-    return frame >= impl_->confirmed_end && !impl_->confirmed.has(frame);
+    return frame >= impl_->inputs.confirmed_end() && !impl_->inputs.is_confirmed(frame);
 }
-bool client_session::is_resimulating() const noexcept { return impl_->resimulating; }
+bool client_session::is_resimulating() const noexcept { return impl_->rollback.is_resimulating(); }
 retcon::reconnect_token client_session::reconnect_token() const noexcept { return impl_->token; }
 void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
 void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }

@@ -6,19 +6,22 @@
 #include <retcon/snapshot/image.hpp>
 
 #include <algorithm>
-#include <array>
 #include <deque>
 #include <map>
 #include <optional>
 #include <string>
 
-#include "session_common.hpp"
+#include "config_check.hpp"
+#include "forensics.hpp"
+#include "frame_ring.hpp"
+#include "rate_meter.hpp"
+#include "snapshot_transfer.hpp"
+#include "time_sync.hpp"
 
 namespace retcon {
 
 namespace {
 constexpr std::uint32_t far_future_frames = 1024; // inputs further ahead than this are hostile
-constexpr std::size_t margin_samples = 30;
 } // namespace
 
 struct server_session::impl final : transport_handler {
@@ -34,9 +37,8 @@ struct server_session::impl final : transport_handler {
         frame_t ack_confirmed = 0;
         frame_t sync_frame = 0;
         frame_t recv_high = 0;
-        internal::frame_ring inputs;
-        std::array<std::int16_t, margin_samples> margins{};
-        std::size_t margin_count = 0, margin_next = 0;
+        internal::frame_ring inputs;      // the player's inputs received for frames not yet simulated
+        internal::arrival_margins margins; // how early its inputs arrive (time sync)
         std::uint32_t echo_time = 0;
         std::uint64_t echo_at = 0;
         session_stats st;
@@ -52,7 +54,7 @@ struct server_session::impl final : transport_handler {
         std::uint64_t upload_started = 0;
         std::size_t upload_reserved = 0;      // bytes of the server-wide upload budget it holds
         frame_t last_checksum_frame = no_frame;
-        internal::transfer_receiver upload{0};
+        internal::snapshot_receiver upload{0};
         std::uint64_t last_resync = 0; // when the last snapshot went out (the join's counts)
         bool resync_due = false;       // a mismatch or a hopeless lag wants a snapshot
         std::uint64_t ack_moved_at = 0; // when ack_confirmed last advanced (or a snapshot went out)
@@ -94,8 +96,7 @@ struct server_session::impl final : transport_handler {
     // Desync forensics (docs/net.md): an image of the world after every forensic_interval-th
     // checksum frame, in a ring; the frames between are rebuilt from it and `history` when an
     // upload needs them, on a scratch world created at the first rebuild.
-    std::vector<world_image> forensic;
-    std::vector<frame_t> forensic_frame;
+    internal::kept_images forensic;
     std::optional<world> rebuild_world;
     world_image scratch; // a snapshot being sent, or a rebuilt image being compared (done within one call)
     std::deque<session_event> events;
@@ -139,8 +140,7 @@ struct server_session::impl final : transport_handler {
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
         const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
-        forensic.resize(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval));
-        forensic_frame.assign(forensic.size(), no_frame);
+        forensic.reset(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval));
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
@@ -241,7 +241,7 @@ struct server_session::impl final : transport_handler {
     void send_snapshot(conn &c) {
         save(w, scratch, next_frame);
         const auto file = encode_snapshot_file(scratch, w.get_schema(), 1);
-        internal::send_transfer(transfer_id++, next_frame, file,
+        internal::send_snapshot_chunks(transfer_id++, next_frame, file,
                                 [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
         c.sync_frame = next_frame;
         c.ack_confirmed = next_frame;
@@ -390,10 +390,7 @@ struct server_session::impl final : transport_handler {
         for (std::uint32_t k = 0; k < imsg.count; ++k) {
             const frame_t f = imsg.first_frame + k;
             if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
-                const double margin = deadline(f) - static_cast<double>(now);
-                c.margins[c.margin_next] = static_cast<std::int16_t>(std::clamp(margin, -30000.0, 30000.0));
-                c.margin_next = (c.margin_next + 1) % margin_samples;
-                c.margin_count = std::min(c.margin_count + 1, margin_samples);
+                c.margins.add(deadline(f) - static_cast<double>(now));
                 c.recv_high = f + 1u;
             }
             if (f < next_frame || c.inputs.has(f)) continue;
@@ -422,13 +419,8 @@ struct server_session::impl final : transport_handler {
     /// before it, if `history` still holds the inputs of every frame after it up to @p frame.
     /// Null when there is none (the server's snapshot of that frame is no longer held).
     const world_image *rebuild_base(frame_t frame) const {
-        const world_image *base = nullptr;
         frame_t from = 0;
-        for (std::size_t i = 0; i < forensic.size(); ++i)
-            if (forensic_frame[i] != no_frame && forensic_frame[i] <= frame && (!base || forensic_frame[i] > from)) {
-                base = &forensic[i];
-                from = forensic_frame[i];
-            }
+        const world_image *base = forensic.newest_at_or_before(frame, from);
         if (!base) return nullptr;
         for (frame_t g = from + 1u; g <= frame; ++g)
             if (!history.has(g)) return nullptr;
@@ -476,7 +468,7 @@ struct server_session::impl final : transport_handler {
     void release_upload(conn &c) {
         upload_reserved_total -= c.upload_reserved;
         c.upload_reserved = 0;
-        c.upload = internal::transfer_receiver{0}; // frees the bytes received so far
+        c.upload = internal::snapshot_receiver{0}; // frees the bytes received so far
     }
 
     /// A mismatch no upload verified. @p false_claim: the client's own upload contradicted its
@@ -523,7 +515,7 @@ struct server_session::impl final : transport_handler {
             c.awaiting_upload = frame;
             c.last_requested = frame;
             c.upload_started = now;
-            c.upload = internal::transfer_receiver{cap};
+            c.upload = internal::snapshot_receiver{cap};
             c.upload_reserved = cap;
             upload_reserved_total += cap;
         }
@@ -561,14 +553,7 @@ struct server_session::impl final : transport_handler {
         else if ((own = own_image(frame, names)) != nullptr) {
             auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
             if (d) {
-                for (const auto &p : d->pools) {
-                    names += (names.empty() ? "" : ", ") + p.pool;
-                    if (!p.entities.empty() && !p.entities.front().fields.empty())
-                        names += "." + p.entities.front().fields.front().field;
-                }
-                if (!d->entity_table.empty()) names += std::string(names.empty() ? "" : ", ") + "entities";
-                if (d->groups_differ) names += std::string(names.empty() ? "" : ", ") + "groups";
-                if (!d->resources.empty()) names += std::string(names.empty() ? "" : ", ") + "resources";
+                names = internal::name_divergence(*d, "the server's", "the client's").summary;
                 verified = !names.empty();
             }
             if (!opt.forensics_dir.empty() && forensic_writes < opt.max_forensic_files) {
@@ -628,14 +613,6 @@ struct server_session::impl final : transport_handler {
             return drop(peer, ended ? "match ended" : "left the match", true);
         default: return hostile(c, "unexpected message kind " + std::to_string(static_cast<int>(kind)));
         }
-    }
-
-    // ---------------------------------------------------------------- frames
-    std::int16_t margin_of(const conn &c) const {
-        if (c.margin_count == 0) return 0;
-        std::array<std::int16_t, margin_samples> m = c.margins;
-        std::sort(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(c.margin_count));
-        return m[c.margin_count / 10]; // ~10th percentile: most inputs arrive at least this early
     }
 
     // ---------------------------------------------------------------- recording
@@ -707,9 +684,7 @@ struct server_session::impl final : transport_handler {
             std::memcpy(hashes.put(f), &h, 8);
             // An image every forensic_interval checksum frames; the rest are rebuilt on demand.
             if (const frame_t n = f / cfg.checksum_interval; n % opt.forensic_interval == 0) {
-                const std::size_t k = (n / opt.forensic_interval) % forensic.size();
-                save(w, forensic[k], f + 1u);
-                forensic_frame[k] = f;
+                save(w, forensic.hold(n / opt.forensic_interval, f), f + 1u);
             }
         }
         record(fi, h);
@@ -746,7 +721,7 @@ struct server_session::impl final : transport_handler {
             frame_t ack = next_frame;
             while (c.inputs.has(ack)) ++ack;
             cmsg.ack_input = ack;
-            cmsg.margin_ms = margin_of(c);
+            cmsg.margin_ms = c.margins.low_percentile();
             c.st.margin_ms = cmsg.margin_ms;
             cmsg.echo_time_ms = c.echo_time;
             cmsg.hold_ms = static_cast<std::uint16_t>(std::min<std::uint64_t>(now - c.echo_at, 65535u));

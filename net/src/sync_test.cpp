@@ -4,45 +4,15 @@
 #include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
-#include <retcon/snapshot/ring.hpp>
 
-#include "session_common.hpp"
+#include "config_check.hpp"
+#include "forensics.hpp"
+#include "frame_ring.hpp"
+#include "rollback.hpp"
 
 namespace retcon {
 
 namespace {
-
-/// Lines of `sync_test_failure::fields` before the rest is summarised.
-constexpr std::size_t max_field_lines = 32;
-
-/// "pool.field of entity 12v3: a -> b" lines from a diff of (first-run replay, re-simulation).
-std::vector<std::string> field_lines(const snapshot_diff &d) {
-    std::vector<std::string> all;
-    for (const auto &s : d.schema_differences) all.push_back("schema: " + s);
-    for (const auto &e : d.entity_table) all.push_back("entities: " + e);
-    for (const auto &p : d.pools) {
-        if (p.entities.empty() && p.order_differs) all.push_back(p.pool + ": same components in a different order");
-        for (const auto &e : p.entities) {
-            const std::string who = " of entity " + retcon::to_string(e.who);
-            if (e.what == entity_difference::kind::only_in_a) all.push_back(p.pool + who + ": only in the first run");
-            else if (e.what == entity_difference::kind::only_in_b)
-                all.push_back(p.pool + who + ": only in the re-simulation");
-            else
-                for (const auto &f : e.fields)
-                    all.push_back(p.pool + "." + f.field + who + (f.a.empty() ? "" : ": " + f.a + " -> " + f.b));
-        }
-        if (p.entities_total > p.entities.size())
-            all.push_back(p.pool + ": " + std::to_string(p.entities_total - p.entities.size()) + " more entities differ");
-    }
-    if (d.groups_differ) all.push_back("group lengths");
-    for (const auto &r : d.resources) all.push_back("resource " + r);
-    if (all.size() > max_field_lines) {
-        const std::size_t more = all.size() - (max_field_lines - 1u);
-        all.resize(max_field_lines - 1u);
-        all.push_back("... " + std::to_string(more) + " more differences");
-    }
-    return all;
-}
 
 std::string join(const std::vector<std::string> &v, const char *sep) {
     std::string s;
@@ -73,7 +43,7 @@ struct sync_test::impl {
     step_function step;
     frame_t distance;
     std::size_t players, isz, rec, stages;
-    snapshot_ring ring;
+    internal::rollback rollback;
     internal::frame_ring inputs;
     std::size_t cap;
     // First-run hashes: per frame (slot f % cap), one world_hashes per stage.
@@ -81,14 +51,13 @@ struct sync_test::impl {
     world_hashes scratch;
     frame_t current = 0;
     std::uint64_t resim = 0;
-    bool resimulating = false;
     std::optional<sync_test_failure> fail;
     std::optional<world_image> resimulated_world; // at the failing stage (failure path only)
 
     impl(session_config c, world &wr, step_function s, frame_t n)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, distance{n == 0 ? frame_t{1} : n}, players{cfg.max_players},
           isz{cfg.input_size}, rec{frame_inputs::record_size(players, isz)}, stages{step.stages()},
-          ring{std::size_t{distance} + 1u}, cap{std::size_t{distance} + 2u} {
+          rollback{std::size_t{distance} + 1u}, cap{std::size_t{distance} + 2u} {
         internal::check_config(cfg);
         if (!step) internal::misuse("sync_test: the step_function is empty (default-constructed)");
         inputs.reset(cap, rec);
@@ -126,38 +95,36 @@ struct sync_test::impl {
     /// fields that differ from the re-simulation (docs/net.md, "Sync test").
     void forensics() {
         sync_test_failure &x = *fail;
-        if (auto r = ring.restore(w, x.frame); !r) {
+        if (auto r = rollback.restore(w, x.frame); !r) {
             x.fields.push_back("not replayed: " + r.message());
             return;
         }
         const frame_inputs fi{x.frame, players, isz, inputs.get(x.frame)};
-        resimulating = false;
-        step.run_stages(w, fi, x.stage_index + 1u);
+        step.run_stages(w, fi, x.stage_index + 1u); // a first run again: not re-simulating
         const world_image replay = save(w, x.frame);
         auto d = diff(replay, w.get_schema(), *resimulated_world, w.get_schema());
         if (!d) x.fields.push_back("not compared: " + d.message());
-        else x.fields = field_lines(*d);
+        else x.fields = internal::name_divergence(*d, "the first run", "the re-simulation").lines;
         resimulated_world.reset();
     }
 
     bool advance() {
         if (current == no_frame) internal::misuse("sync_test::tick: frame %u is the last a match can simulate", max_frame);
-        ring.save(w, current);
+        rollback.save(w, current);
         run(current, true);
         ++current;
         if (current < distance) return true;
+        // The client's rollback, every tick: restore `distance` frames back, re-simulate.
         const frame_t from = current - distance;
-        if (auto res = ring.restore(w, from); !res) {
-            fail = sync_test_failure{from, 0, {}, {}, {"not restored from the snapshot ring: " + res.message()}, 0, 0};
+        const auto done = rollback.resimulate(w, from, current, [this](frame_t f) {
+            run(f, false);
+            return !fail;
+        });
+        if (!done) {
+            fail = sync_test_failure{from, 0, {}, {}, {"not restored from the snapshot ring: " + done.message()}, 0, 0};
             return false;
         }
-        resimulating = true;
-        for (frame_t f = from; f < current && !fail; ++f) {
-            if (f != from) ring.save(w, f);
-            run(f, false);
-            ++resim;
-        }
-        resimulating = false;
+        resim += *done;
         if (fail) forensics();
         return !fail;
     }
@@ -200,6 +167,6 @@ bool sync_test::tick_all_present(const std::byte *in, std::size_t count, std::si
 const std::optional<sync_test_failure> &sync_test::failure() const noexcept { return impl_->fail; }
 frame_t sync_test::frame() const noexcept { return impl_->current; }
 std::uint64_t sync_test::resimulated() const noexcept { return impl_->resim; }
-bool sync_test::is_resimulating() const noexcept { return impl_->resimulating; }
+bool sync_test::is_resimulating() const noexcept { return impl_->rollback.is_resimulating(); }
 
 } // namespace retcon
