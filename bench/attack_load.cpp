@@ -30,6 +30,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -127,7 +128,9 @@ public:
     /// True once the process has ended (reaped; status() is then its wait status).
     bool exited() { return child_.exited(); }
     [[nodiscard]] pid_t pid() const noexcept { return child_.pid(); }
-    [[nodiscard]] bool listening() const noexcept { return listening_; }
+    [[nodiscard]] bool listening() const noexcept { return port_ != 0; }
+    /// The UDP port the server said it listens on (0: not yet).
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
     [[nodiscard]] const std::string &summary() const noexcept { return summary_; }
     [[nodiscard]] const std::vector<std::string> &other_lines() const noexcept { return other_; }
     [[nodiscard]] int status() const noexcept { return child_.status(); }
@@ -136,7 +139,9 @@ private:
     // "[frame 12] disconnected slot -1 disconnected: packet flood (spectator from 127.0.0.1:5)"
     void handle_line(const std::string &line, phase_record *phase) {
         if (log_.is_open()) log_ << line << '\n';
-        if (line.rfind("demo_server: listening", 0) == 0) listening_ = true;
+        static constexpr std::string_view listening = "demo_server: listening on UDP port ";
+        if (line.rfind(listening, 0) == 0)
+            port_ = static_cast<std::uint16_t>(std::strtoul(line.c_str() + listening.size(), nullptr, 10));
         else if (line.rfind("demo_server: match over", 0) == 0) summary_ = line;
         else if (const auto event_at = line.find("[frame "); event_at != std::string::npos) { // "match=ID [frame N] ..."
             const auto close = line.find("] ", event_at);
@@ -193,13 +198,12 @@ private:
     }
 
     load::child_process child_;
-    bool listening_ = false;
+    std::uint16_t port_ = 0;
     std::string summary_;
     std::vector<std::string> other_;
     std::ofstream log_;
 };
 
-using load::free_port;
 using load::pin_self;
 
 // ------------------------------------------------------------------------------ clients
@@ -581,8 +585,6 @@ public:
         if (pin && !pin_self(1)) std::fprintf(stderr, "retcon_attack_load: cannot pin itself to CPU 1\n");
         if (!pin) std::fprintf(stderr, "retcon_attack_load: fewer than 2 CPUs: server and tool are not pinned\n");
 
-        target_.port = s_.port != 0 ? s_.port : free_port();
-        if (target_.port == 0) return fail("no free UDP port");
         {
             const auto build = load::demo_hello();
             target_.hello = build.hello;
@@ -591,7 +593,8 @@ public:
         players_ = s_.players != 0 ? s_.players : kind_ == attack_kind::upload ? 8 : 4;
         const double attack_s = kind_ == attack_kind::none ? 0.0 : s_.seconds;
         const double duration = s_.baseline_s + attack_s + 30.0; // a safety net: the tool interrupts it
-        std::vector<std::string> args{"--port", std::to_string(target_.port), "--players", std::to_string(players_),
+        // Port 0 (the default): the server takes a free one and prints it (read below).
+        std::vector<std::string> args{"--port", std::to_string(s_.port), "--players", std::to_string(players_),
                                       "--duration", std::to_string(static_cast<int>(duration)), "--quiet"};
         server_.log_to(s_.server_log);
         std::string error;
@@ -605,6 +608,7 @@ public:
             if (server_.exited() || now_ms() - t0 > 5000) return fail("demo_server did not start (" + s_.server + ")");
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
+        target_.port = server_.port();
         std::uint64_t now = now_ms();
         for (int i = 0; i < 2; ++i)
             bots_.push_back(std::make_unique<honest_client>(target_, "bot-" + std::to_string(i + 1),

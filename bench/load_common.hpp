@@ -1,6 +1,6 @@
 // Pieces shared by the load tools that drive a real demo_server over ENet (retcon_attack_load,
 // retcon_host_load; docs/benchmarks.md, "Under attack" and "Match host capacity"): the clock,
-// /proc figures, a free port, CPU pinning, child processes pinned to a CPU whose output is read
+// /proc figures, CPU pinning, child processes pinned to a CPU whose output is read
 // line by line, and the hello the demo game's build sends.
 #ifndef RETCON_BENCH_LOAD_COMMON_HPP
 #define RETCON_BENCH_LOAD_COMMON_HPP
@@ -78,23 +78,6 @@ inline double cpu_percent(const proc_sample &a, const proc_sample &b) {
     const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
     const double wall = static_cast<double>(b.at_ms - a.at_ms) / 1000.0;
     return wall <= 0 ? 0.0 : static_cast<double>(b.cpu_ticks - a.cpu_ticks) / tick / wall * 100.0;
-}
-
-/// A free UDP port (the system's choice for port 0; released before the server binds it).
-inline std::uint16_t free_port() {
-    const int s = ::socket(AF_INET, SOCK_DGRAM, 0);
-    if (s < 0) return 0;
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = 0;
-    socklen_t len = sizeof a;
-    std::uint16_t port = 0;
-    if (::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
-        ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
 }
 
 inline bool pin_self(int cpu) {

@@ -6,13 +6,14 @@
 set -euo pipefail
 server_bin=$1 client_bin=$2 retcon_bin=$3 dir=$4
 rm -rf "$dir" && mkdir -p "$dir"
-port=$((30000 + $$ % 20000))
-fail() { echo "FAIL: $*"; for f in "$dir"/*.log; do echo "--- $f"; tail -n 20 "$f"; done; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
-# 5 slots: a killed client's slot stays taken until the server times it out.
-"$server_bin" --port "$port" --players 5 --duration 9 --record "$dir/match.rcr" >"$dir/server.log" 2>&1 &
+# 5 slots: a killed client's slot stays taken until the server times it out. Port 0: the server
+# takes a free port and prints it, so parallel runs never collide.
+"$server_bin" --port 0 --players 5 --duration 9 --record "$dir/match.rcr" >"$dir/server.log" 2>&1 &
 server=$!
-sleep 0.4
+pids+=("$server")
+port=$(server_port "$dir/server.log") || exit 1
 client() { # name seed (exec: the background job's PID is the client itself)
   exec "$client_bin" --connect "127.0.0.1:$port" --bot --headless --name "$1" --seed "$2" \
     --hash-log "$dir/$1.hashes" >"$dir/$1.log" 2>&1
@@ -20,12 +21,15 @@ client() { # name seed (exec: the background job's PID is the client itself)
 client alice 1 & a=$!
 client bob 2 & b=$!
 client carol 3 & c=$!
+pids+=("$a" "$b" "$c")
 sleep 2
 client dave 4 & d=$!            # late join
+pids+=("$d")
 sleep 1.5
 kill -9 "$b"; wait "$b" 2>/dev/null || true   # crash: no goodbye
 sleep 0.5
 client bob2 5 & b2=$!           # restart: a new process takes a free slot
+pids+=("$b2")
 for p in "$server" "$a" "$c" "$d" "$b2"; do wait "$p" || fail "process $p exited with $?"; done
 
 grep -q "match over" "$dir/server.log" || fail "server did not finish the match"
