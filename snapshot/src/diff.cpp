@@ -7,16 +7,11 @@
 #include <string>
 
 #include "format.hpp"
+#include "image_layout.hpp"
 
 namespace retcon {
 
 namespace {
-
-std::vector<std::uint32_t> element_sizes(const schema &s) {
-    std::vector<std::uint32_t> out;
-    for (const auto &t : s.components()) out.push_back(t.size);
-    return out;
-}
 
 std::string slot_text(entity slot, std::size_t index) {
     if (slot == null_entity) return "retired";
@@ -48,7 +43,7 @@ result<snapshot_diff> diff(const world_image &a, const schema &schema_a, const w
         if (out.schema_differences.empty()) out.schema_differences.emplace_back("schemas differ");
         return out;
     }
-    const auto sizes = element_sizes(schema_a);
+    const auto sizes = internal::image_layout::element_sizes_of(schema_a);
     auto va = parse_image(a.bytes(), sizes);
     if (!va) return error{va.code(), "first image: " + va.message()};
     auto vb = parse_image(b.bytes(), sizes);

@@ -15,6 +15,9 @@
 
 #include <cstring>
 
+#include "image_layout.hpp"
+#include "xxh3.hpp"
+
 namespace retcon {
 
 namespace {
@@ -39,13 +42,15 @@ inline void clear_upper_state() noexcept {
 inline void clear_upper_state() noexcept {}
 #endif
 
-/// Streams several regions through one XXH3-64 state.
-class stream {
+/// Streams several regions through one XXH3-64 state (the same value as one-shot XXH3 over the
+/// regions joined).
+class xxh3_stream {
 public:
-    stream() noexcept { XXH3_64bits_reset(&state_); }
+    xxh3_stream() noexcept { XXH3_64bits_reset(&state_); }
     void add(const void *p, std::size_t n) noexcept {
         if (n) xxh3_update(&state_, p, n);
     }
+    void add(hash64 h) noexcept { add(&h, sizeof h); } // little-endian u64 (image.cpp refuses other hosts)
     hash64 finish() noexcept {
         const hash64 h = XXH3_64bits_digest(&state_);
         clear_upper_state();
@@ -56,32 +61,83 @@ private:
     XXH3_state_t state_;
 };
 
+namespace layout = internal::image_layout;
+using layout::section_kind;
+
 hash64 hash_entities(std::uint32_t slots, std::uint32_t head, std::uint32_t tail, std::uint32_t alive,
                      const void *table) noexcept {
     const std::uint32_t meta[4] = {slots, head, tail, alive};
-    stream s;
+    xxh3_stream s;
     s.add(meta, sizeof meta);
     s.add(table, std::size_t{slots} * 4u);
     return s.finish();
 }
 
 hash64 hash_pool(std::uint32_t count, const void *owners, const void *payload, std::size_t payload_bytes) noexcept {
-    stream s;
+    xxh3_stream s;
     s.add(&count, sizeof count);
     s.add(owners, std::size_t{count} * 4u);
     s.add(payload, payload_bytes);
     return s.finish();
 }
 
-void combine(world_hashes &h) {
-    // world = XXH3 over [entities, pools..., groups, resources] as little-endian u64s.
-    stream s;
-    s.add(&h.entities, 8);
-    if (!h.pools.empty()) s.add(h.pools.data(), h.pools.size() * 8u);
-    s.add(&h.groups, 8);
-    s.add(&h.resources, 8);
-    h.world = s.finish();
+// The section hashes of a world or an image, handed to sink(kind, hash) in the order the world
+// hash combines them: entity table, each pool (kind pool_payload), group lengths, resources
+// (docs/file-format.md, "Hashes"). Neither keeps the hashes, so hash() needs no storage.
+
+template<class Sink>
+void world_section_hashes(const world &w, Sink &&sink) {
+    const auto table = w.entity_table();
+    const auto &free = w.free_list();
+    sink(section_kind::entity_table,
+         hash_entities(static_cast<std::uint32_t>(table.size()), free.head, free.tail, free.alive, table.data()));
+    for (std::size_t i = 0; i < w.pool_count(); ++i) {
+        const pool &p = w.pool_at(i);
+        sink(section_kind::pool_payload, hash_pool(p.size(), p.owners().data(), p.payload(), p.payload_bytes()));
+    }
+    sink(section_kind::group_lengths, xxh3(std::as_bytes(w.group_lengths())));
+    sink(section_kind::resources, xxh3(w.resource_bytes()));
 }
+
+/// False (after some calls to @p sink, perhaps) if @p image is not a well-formed image.
+template<class Sink>
+bool image_section_hashes(std::span<const std::byte> image, Sink &&sink) {
+    image_header h{};
+    std::span<const std::byte> owners;
+    const auto walked = layout::walk_image(image, std::span<const std::uint32_t>{}, [&](const layout::section &s,
+                                                                                        std::span<const std::byte> b) {
+        switch (s.kind) {
+        case section_kind::header: std::memcpy(&h, b.data(), sizeof h); break;
+        case section_kind::pool_table: break;
+        case section_kind::entity_table:
+            sink(s.kind, hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, b.data()));
+            break;
+        case section_kind::pool_owners: owners = b; break;
+        case section_kind::pool_payload:
+            sink(s.kind, hash_pool(static_cast<std::uint32_t>(owners.size() / 4u), owners.data(), b.data(), b.size()));
+            break;
+        case section_kind::group_lengths:
+        case section_kind::resources: sink(s.kind, xxh3(b)); break;
+        }
+    });
+    return walked.ok();
+}
+
+/// A sink that stores each section hash in @p out (its pool vector keeps its capacity) and
+/// combines them into out.world.
+struct store_and_combine {
+    world_hashes &out;
+    xxh3_stream world;
+    void operator()(section_kind kind, hash64 h) noexcept {
+        switch (kind) {
+        case section_kind::entity_table: out.entities = h; break;
+        case section_kind::pool_payload: out.pools.push_back(h); break;
+        case section_kind::group_lengths: out.groups = h; break;
+        default: out.resources = h; break;
+        }
+        world.add(h);
+    }
+};
 
 } // namespace
 
@@ -91,18 +147,17 @@ hash64 xxh3(std::span<const std::byte> bytes) noexcept {
     return h;
 }
 
+hash64 internal::xxh3_concat(std::initializer_list<std::span<const std::byte>> parts) noexcept {
+    xxh3_stream s;
+    for (const auto part : parts) s.add(part.data(), part.size());
+    return s.finish();
+}
+
 void section_hashes(const world &w, world_hashes &out) {
-    const auto table = w.entity_table();
-    const auto &free = w.free_list();
-    out.entities = hash_entities(static_cast<std::uint32_t>(table.size()), free.head, free.tail, free.alive, table.data());
-    out.pools.resize(w.pool_count());
-    for (std::size_t i = 0; i < w.pool_count(); ++i) {
-        const pool &p = w.pool_at(i);
-        out.pools[i] = hash_pool(p.size(), p.owners().data(), p.payload(), p.payload_bytes());
-    }
-    out.groups = xxh3(std::as_bytes(w.group_lengths()));
-    out.resources = xxh3(w.resource_bytes());
-    combine(out);
+    out.pools.clear(); // keeps its capacity
+    store_and_combine sink{out, {}};
+    world_section_hashes(w, sink);
+    out.world = sink.world.finish();
 }
 
 world_hashes section_hashes(const world &w) {
@@ -112,24 +167,21 @@ world_hashes section_hashes(const world &w) {
 }
 
 hash64 hash(const world &w) {
-    thread_local world_hashes scratch; // keeps its pool vector: no allocation in steady state
-    section_hashes(w, scratch);
-    return scratch.world;
+    xxh3_stream world; // the section hashes stream straight into the world hash: nothing kept
+    world_section_hashes(w, [&world](section_kind, hash64 h) { world.add(h); });
+    return world.finish();
 }
 
 void section_hashes(const world_image &s, world_hashes &out) {
-    thread_local image_view v; // reused: hashing a snapshot does not allocate in steady state
-    out.world = out.entities = out.groups = out.resources = 0;
     out.pools.clear(); // keeps its capacity
-    if (!parse_image(s.bytes(), {}, v)) return; // not a well-formed image: all zero
-    const image_header &h = v.header;
-    out.entities = hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, v.entities.data());
-    out.pools.resize(h.pool_count);
-    for (std::size_t i = 0; i < h.pool_count; ++i)
-        out.pools[i] = hash_pool(v.pool_counts[i], v.owners[i].data(), v.payloads[i].data(), v.payloads[i].size());
-    out.groups = xxh3(std::as_bytes(v.group_lengths));
-    out.resources = xxh3(v.resources);
-    combine(out);
+    store_and_combine sink{out, {}};
+    if (image_section_hashes(s.bytes(), sink)) {
+        out.world = sink.world.finish();
+        return;
+    }
+    (void)sink.world.finish(); // clears the vector state a partial walk may have left dirty
+    out.world = out.entities = out.groups = out.resources = 0; // not a well-formed image: all zero
+    out.pools.clear();
 }
 
 world_hashes section_hashes(const world_image &s) {
@@ -139,12 +191,11 @@ world_hashes section_hashes(const world_image &s) {
 }
 
 hash64 hash(const world_image &s) {
-    thread_local world_hashes scratch;
-    section_hashes(s, scratch);
-    return scratch.world;
+    xxh3_stream world;
+    const bool ok = image_section_hashes(s.bytes(), [&world](section_kind, hash64 h) { world.add(h); });
+    const hash64 h = world.finish();
+    return ok ? h : 0; // not a well-formed image: 0
 }
-
-
 std::vector<hash64> world_hashes::sections() const {
     std::vector<hash64> v;
     v.reserve(pools.size() + 3u);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "format.hpp"
+#include "image_layout.hpp"
 
 namespace retcon {
 
@@ -54,8 +55,7 @@ std::string describe_type(const schema::type &t) {
 
 std::string image_summary(const world_image &img, const schema &s) {
     const auto &h = img.header();
-    std::vector<std::uint32_t> sizes;
-    for (const auto &t : s.components()) sizes.push_back(t.size);
+    const auto sizes = internal::image_layout::element_sizes_of(s);
     auto v = parse_image(img.bytes(), sizes);
     std::string out = "  entities: " + std::to_string(h.alive) + " live of " + std::to_string(h.entity_slots) + " slots\n";
     if (!v) return out + "  (image unreadable: " + v.message() + ")\n";
@@ -147,8 +147,7 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
 
 std::string dump_json(const world_image &image, const schema &s) {
     using internal::json_string;
-    std::vector<std::uint32_t> sizes;
-    for (const auto &t : s.components()) sizes.push_back(t.size);
+    const auto sizes = internal::image_layout::element_sizes_of(s);
     auto v = parse_image(image.bytes(), sizes);
     if (!v) return "{\"error\":" + json_string(v.message()) + "}";
     const auto &h = v->header;

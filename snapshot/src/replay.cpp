@@ -7,6 +7,7 @@
 #include <retcon/internal/byte_io.hpp>
 #include "codec.hpp"
 #include "fs.hpp"
+#include "image_layout.hpp"
 
 namespace retcon {
 
@@ -22,53 +23,17 @@ constexpr std::size_t max_metadata_text = 1u << 16;
 
 enum class chunk_kind : std::uint8_t { full_keyframe = 1, delta_keyframe = 2, frames = 3, index = 4 };
 
-constexpr std::size_t pad16(std::size_t n) noexcept { return (n + 15u) & ~std::size_t{15}; }
-
 std::size_t record_size(const replay_settings &s) noexcept {
     return std::size_t{s.players} * (1u + std::size_t{s.input_size}) + 8u;
-}
-
-struct region {
-    std::size_t offset;
-    std::size_t length;
-};
-
-/// Regions of an image in layout order: header, pool table, entity table, each pool's owners
-/// and payload, group lengths, resources. Returns false if they do not fit @p total.
-bool image_regions(std::span<const std::byte> image, std::vector<region> &out) {
-    out.clear();
-    if (image.size() < sizeof(image_header)) return false;
-    image_header h;
-    std::memcpy(&h, image.data(), sizeof h);
-    if (h.pool_count > schema::max_types) return false;
-    const std::size_t table = pad16(8u * std::size_t{h.pool_count});
-    if (image.size() < sizeof h + table) return false;
-    std::vector<std::uint32_t> counts(h.pool_count), sizes(h.pool_count);
-    std::memcpy(counts.data(), image.data() + sizeof h, 4u * counts.size());
-    std::memcpy(sizes.data(), image.data() + sizeof h + 4u * counts.size(), 4u * sizes.size());
-    std::uint64_t off = 0;
-    auto add = [&](std::uint64_t len) {
-        out.push_back(region{static_cast<std::size_t>(off), static_cast<std::size_t>(len)});
-        off += len;
-    };
-    add(sizeof h);
-    add(table);
-    add(pad16(4u * std::size_t{h.entity_slots}));
-    for (std::size_t i = 0; i < h.pool_count; ++i) {
-        if (counts[i] > (1u << 20) || sizes[i] > (1u << 20)) return false;
-        add(pad16(4u * std::size_t{counts[i]}));
-        add(pad16(static_cast<std::size_t>(std::uint64_t{counts[i]} * sizes[i])));
-    }
-    add(pad16(4u * std::size_t{h.group_count}));
-    add(pad16(h.resource_bytes));
-    return off == image.size();
 }
 
 /// out = cur XOR prev, region by region (so one pool changing size does not misalign the rest).
 /// False if the two images' layouts cannot be paired (then a full keyframe must be written).
 bool encode_delta(std::span<const std::byte> cur, std::span<const std::byte> prev, std::vector<std::byte> &out) {
-    thread_local std::vector<region> rc, rp;
-    if (!image_regions(cur, rc) || !image_regions(prev, rp) || rc.size() != rp.size()) return false;
+    thread_local std::vector<internal::image_layout::region> rc, rp;
+    if (!internal::image_layout::section_regions(cur, rc) || !internal::image_layout::section_regions(prev, rp) ||
+        rc.size() != rp.size())
+        return false;
     out.assign(cur.begin(), cur.end());
     for (std::size_t i = 0; i < rc.size(); ++i) {
         const std::size_t n = std::min(rc[i].length, rp[i].length);
@@ -79,11 +44,11 @@ bool encode_delta(std::span<const std::byte> cur, std::span<const std::byte> pre
 
 /// Inverse of encode_delta; false if the decoded layout is inconsistent.
 bool decode_delta(std::span<const std::byte> delta, std::span<const std::byte> prev, std::span<std::byte> out) {
-    thread_local std::vector<region> rc, rp;
-    if (!image_regions(prev, rp) || delta.size() < rp[0].length + rp[1].length) return false;
+    thread_local std::vector<internal::image_layout::region> rc, rp;
+    if (!internal::image_layout::section_regions(prev, rp) || delta.size() < rp[0].length + rp[1].length) return false;
     std::memcpy(out.data(), delta.data(), delta.size());
     for (std::size_t k = 0; k < rp[0].length + rp[1].length; ++k) out[k] ^= prev[k]; // header + pool table
-    if (!image_regions(out, rc) || rc.size() != rp.size()) return false;
+    if (!internal::image_layout::section_regions(out, rc) || rc.size() != rp.size()) return false;
     for (std::size_t i = 2; i < rc.size(); ++i) {
         const std::size_t n = std::min(rc[i].length, rp[i].length);
         for (std::size_t k = 0; k < n; ++k) out[rc[i].offset + k] ^= prev[rp[i].offset + k];
