@@ -15,6 +15,7 @@
 #include "forensics.hpp"
 #include "frame_ring.hpp"
 #include "rate_meter.hpp"
+#include "slot_inputs.hpp"
 #include "snapshot_transfer.hpp"
 #include "time_sync.hpp"
 
@@ -37,7 +38,6 @@ struct server_session::impl final : transport_handler {
         frame_t ack_confirmed = 0;
         frame_t sync_frame = 0;
         frame_t recv_high = 0;
-        internal::frame_ring inputs;      // the player's inputs received for frames not yet simulated
         internal::arrival_margins margins; // how early its inputs arrive (time sync)
         std::uint32_t echo_time = 0;
         std::uint64_t echo_at = 0;
@@ -78,9 +78,7 @@ struct server_session::impl final : transport_handler {
 
     std::map<peer_id, conn> conns;
     std::vector<peer_id> slot_owner;
-    // First frame a slot is present: set by the player's first input (a player still loading
-    // its snapshot is not in the game yet, so its inputs are not "replaced").
-    std::vector<frame_t> join_frame;
+    internal::slot_inputs inputs; // each slot's inputs, and the record confirmed for each frame
     std::vector<reconnect_token> slot_token;
     // Who holds each slot, as server_options::admission said (0: nobody said; open servers).
     std::vector<std::uint64_t> slot_player;
@@ -90,7 +88,6 @@ struct server_session::impl final : transport_handler {
     std::vector<std::uint64_t> slot_left_at; // order in which slots were abandoned (slot_departures)
     std::uint64_t slot_departures = 0;
     std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    std::vector<std::byte> last_input;
     internal::frame_ring history;
     internal::frame_ring hashes;
     // Desync forensics (docs/net.md): an image of the world after every forensic_interval-th
@@ -126,7 +123,6 @@ struct server_session::impl final : transport_handler {
         rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slot_owner.assign(players, no_peer);
-        join_frame.assign(players, no_frame);
         slot_token.assign(players, reconnect_token{});
         slot_player.assign(players, 0);
         slot_uploads.assign(players, 0);
@@ -136,7 +132,7 @@ struct server_session::impl final : transport_handler {
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
         if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
-        last_input.assign(players * isz, std::byte{0});
+        inputs.reset(players, isz, far_future_frames, cfg.prediction);
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         hashes.reset(1024, 8);
         const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
@@ -167,7 +163,6 @@ struct server_session::impl final : transport_handler {
         c.connected_at = now;
         c.last_recv = now;
         c.second_start = now;
-        c.inputs.reset(far_future_frames, isz);
     }
 
     /// The transport refused a connection before any handshake (its caps and deadlines).
@@ -353,7 +348,7 @@ struct server_session::impl final : transport_handler {
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
             slot_owner[s] = c.peer;
-            join_frame[s] = no_frame;
+            inputs.assign(s);
             if (slot_token[s].empty() || h.reconnect_token.empty()) {
                 slot_token[s] = reconnect_token::generate();
                 slot_uploads[s] = slot_false_claims[s] = 0; // a new player
@@ -361,7 +356,6 @@ struct server_session::impl final : transport_handler {
             slot_player[s] = adm.player_id;
             c.uploads = slot_uploads[s];
             c.false_claims = slot_false_claims[s];
-            std::fill_n(last_input.begin() + static_cast<std::ptrdiff_t>(s * isz), isz, std::byte{0});
             m.slot = static_cast<std::uint8_t>(slot);
             m.token = slot_token[s];
         }
@@ -385,16 +379,15 @@ struct server_session::impl final : transport_handler {
         if (imsg.first_frame + imsg.count > next_frame + far_future_frames)
             return hostile(c, "input for frame " + std::to_string(imsg.first_frame) + ", far beyond server frame " +
                                   std::to_string(next_frame));
-        auto &joined = join_frame[static_cast<std::size_t>(c.slot)];
-        if (joined == no_frame && imsg.count > 0) joined = std::max(next_frame, imsg.first_frame);
+        const auto slot = static_cast<std::size_t>(c.slot);
+        if (imsg.count > 0) inputs.note_inputs(slot, imsg.first_frame, next_frame);
         for (std::uint32_t k = 0; k < imsg.count; ++k) {
             const frame_t f = imsg.first_frame + k;
             if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
                 c.margins.add(deadline(f) - static_cast<double>(now));
                 c.recv_high = f + 1u;
             }
-            if (f < next_frame || c.inputs.has(f)) continue;
-            std::memcpy(c.inputs.put(f), imsg.inputs.data() + std::size_t{k} * isz, isz);
+            if (f >= next_frame) inputs.receive(slot, f, imsg.inputs.data() + std::size_t{k} * isz);
         }
         note_feedback(c);
     }
@@ -652,29 +645,10 @@ struct server_session::impl final : transport_handler {
         if (!recording_started) start_recording();
         const frame_t f = next_frame;
         std::byte *r = history.put(f);
-        for (std::size_t s = 0; s < players; ++s) {
-            std::byte &flag = r[s];
-            std::byte *in = r + players + s * isz;
-            std::byte *last = last_input.data() + s * isz;
-            const auto owner = slot_owner[s];
-            const auto it = owner == no_peer ? conns.end() : conns.find(owner);
-            if (it == conns.end() || join_frame[s] == no_frame || f < join_frame[s]) {
-                flag = std::byte{0};
-                std::memset(in, 0, isz);
-                continue;
-            }
-            conn &c = it->second;
-            if (const std::byte *got = c.inputs.get(f)) {
-                std::memcpy(in, got, isz);
-                flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
-            } else {
-                cfg.prediction.predict({last, isz}, {in, isz});
-                flag = std::byte{static_cast<std::uint8_t>(static_cast<std::uint8_t>(slot_flags::present) |
-                                                           static_cast<std::uint8_t>(slot_flags::replaced))};
-                ++c.st.replaced_inputs;
-            }
-            std::memcpy(last, in, isz);
-        }
+        inputs.confirm(
+            f, r,
+            [this](std::size_t s) { return slot_owner[s] != no_peer && conns.count(slot_owner[s]) != 0; },
+            [this](std::size_t s) { ++conns.find(slot_owner[s])->second.st.replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
         step(w, fi);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
@@ -718,9 +692,7 @@ struct server_session::impl final : transport_handler {
                 const std::byte *r = history.get(first + k);
                 cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
             }
-            frame_t ack = next_frame;
-            while (c.inputs.has(ack)) ++ack;
-            cmsg.ack_input = ack;
+            cmsg.ack_input = c.slot >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot), next_frame) : next_frame;
             cmsg.margin_ms = c.margins.low_percentile();
             c.st.margin_ms = cmsg.margin_ms;
             cmsg.echo_time_ms = c.echo_time;
