@@ -1,5 +1,4 @@
 #include <retcon/snapshot/inspect.hpp>
-#include <retcon/internal/byte_io.hpp>
 
 #include <retcon/snapshot/replay.hpp>
 
@@ -7,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "file_header.hpp"
 #include "format.hpp"
 #include "image_layout.hpp"
 
@@ -98,12 +98,14 @@ result<file_kind> detect_file_kind(const std::filesystem::path &path) {
     if (in.gcount() < 4) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
     const std::uint32_t magic = std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) |
                                 (std::uint32_t{m[3]} << 24);
-    if (magic == snapshot_file_magic) return file_kind::snapshot;
-    if (magic == replay_file_magic) return file_kind::replay;
+    switch (internal::identify_magic(magic)) {
+    case internal::magic_kind::snapshot: return file_kind::snapshot;
+    case internal::magic_kind::replay: return file_kind::replay;
     // A retcon file nonetheless: say why it cannot be read rather than "not a retcon file".
-    if (magic == internal::byte_swapped(snapshot_file_magic) || magic == internal::byte_swapped(replay_file_magic))
-        return error{errc::bad_magic, path.string() + ": written by a big-endian host (magic byte-swapped); retcon "
-                                                      "files are little-endian only (docs/determinism.md)"};
+    case internal::magic_kind::byte_swapped:
+        return error{errc::bad_magic, path.string() + ": " + internal::byte_swapped_note};
+    case internal::magic_kind::unknown: break;
+    }
     return file_kind::unknown;
 }
 

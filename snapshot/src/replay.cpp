@@ -6,6 +6,7 @@
 
 #include <retcon/internal/byte_io.hpp>
 #include "codec.hpp"
+#include "file_header.hpp"
 #include "fs.hpp"
 #include "image_layout.hpp"
 
@@ -13,7 +14,6 @@ namespace retcon {
 
 namespace {
 
-constexpr std::size_t header_size = 64;
 constexpr std::size_t chunk_header_size = 40;
 constexpr std::size_t trailer_size = 16;
 constexpr std::uint32_t chunk_magic = 0x4b434352u;   // "RCCK"
@@ -85,9 +85,7 @@ hash64 chunk_checksum(std::span<const std::byte> header32, std::span<const std::
     return xxh3(buf);
 }
 
-std::string where(const std::string &name, std::uint64_t offset) {
-    return name + " at byte " + std::to_string(offset) + ": ";
-}
+using internal::at_byte;
 
 } // namespace
 
@@ -190,27 +188,20 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
             m.text32(v);
         }
     }
+    std::vector<std::byte> fields;
+    {
+        internal::byte_writer w{fields};
+        w.u32(static_cast<std::uint32_t>(meta.size()));
+        w.u32(p->settings.players);
+        w.u32(p->settings.input_size);
+        w.u32(p->settings.tick_hz);
+        w.u32(p->settings.keyframe_interval);
+        w.u32(p->settings.full_keyframe_every);
+        w.u32(p->settings.frames_per_chunk);
+    }
     std::vector<std::byte> head;
-    internal::byte_writer w{head};
-    w.u32(replay_file_magic);
-    w.u16(replay_file_version);
-    w.u16(header_size);
-    w.u64(start.schema_hash());
-    w.u64(start_frame);
-    w.u32(static_cast<std::uint32_t>(schema_bytes.size()));
-    w.u32(static_cast<std::uint32_t>(meta.size()));
-    w.u32(p->settings.players);
-    w.u32(p->settings.input_size);
-    w.u32(p->settings.tick_hz);
-    w.u32(p->settings.keyframe_interval);
-    w.u32(p->settings.full_keyframe_every);
-    w.u32(p->settings.frames_per_chunk);
-    std::vector<std::byte> check(head.begin(), head.end());
-    check.insert(check.end(), schema_bytes.begin(), schema_bytes.end());
-    check.insert(check.end(), meta.begin(), meta.end());
-    w.u64(xxh3(check));
-    w.bytes(schema_bytes);
-    w.bytes(meta);
+    internal::write_file_header(head, internal::replay_format, start.schema_hash(), start_frame, fields, schema_bytes,
+                                meta);
     if (auto r = p->file.append(head); !r) return r.err();
     if (auto r = p->write_keyframe(start, start_frame); !r) return r.err();
     if (auto r = p->file.sync(); !r) return r.err();
@@ -321,9 +312,9 @@ struct replay_reader::impl {
         r.u32();
         const auto checksum = r.u64();
         const auto payload = r.bytes(stored);
-        if (auto d = internal::decompress(payload, raw, where(name, offset + chunk_header_size) + "chunk"); !d) return d;
+        if (auto d = internal::decompress(payload, raw, at_byte(name, offset + chunk_header_size) + "chunk"); !d) return d;
         if (chunk_checksum(std::span<const std::byte>(bytes).subspan(offset, 32), raw) != checksum)
-            return {errc::checksum, where(name, offset) + "chunk checksum mismatch"};
+            return {errc::checksum, at_byte(name, offset) + "chunk checksum mismatch"};
         return {};
     }
 
@@ -334,7 +325,7 @@ struct replay_reader::impl {
         r.bytes(20); // magic, kind, reserved, frame, count
         const auto stored = r.u32();
         r.bytes(16); // raw size, header check, checksum
-        return internal::check_content_size(r.bytes(stored), raw, where(name, offset + chunk_header_size) + "chunk");
+        return internal::check_content_size(r.bytes(stored), raw, at_byte(name, offset + chunk_header_size) + "chunk");
     }
 
     result<void> keyframe_image(std::size_t index, world_image &out) const {
@@ -370,7 +361,7 @@ struct replay_reader::impl {
             }
             if (!decode_delta(delta, cached.bytes(), {next.prepare(k.image_bytes), k.image_bytes})) {
                 cached_index = ~std::size_t{0};
-                return {errc::corrupt, where(name, k.offset) + "delta keyframe does not fit the previous keyframe"};
+                return {errc::corrupt, at_byte(name, k.offset) + "delta keyframe does not fit the previous keyframe"};
             }
             std::swap(cached, next);
             cached_index = i;
@@ -384,11 +375,11 @@ struct replay_reader::impl {
         const world probe{sch};
         if (auto v = validate_image(probe, cached.bytes()); !v) {
             cached_index = ~std::size_t{0};
-            return {v.code(), where(name, keyframes[index].offset) + "keyframe: " + v.message()};
+            return {v.code(), at_byte(name, keyframes[index].offset) + "keyframe: " + v.message()};
         }
         if (cached.header().frame != keyframes[index].frame) {
             cached_index = ~std::size_t{0};
-            return {errc::corrupt, where(name, keyframes[index].offset) + "keyframe image says frame " +
+            return {errc::corrupt, at_byte(name, keyframes[index].offset) + "keyframe image says frame " +
                                        std::to_string(cached.header().frame) + ", chunk says " +
                                        std::to_string(keyframes[index].frame)};
         }
@@ -415,13 +406,10 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     p->bytes = std::move(bytes);
     const std::span<const std::byte> all = p->bytes;
 
-    internal::byte_reader r{all};
-    const auto magic = r.u32();
-    const auto version = r.u16();
-    const auto hsize = r.u16();
-    const auto schema_hash = r.u64();
-    const auto stored_start = r.u64();
-    const auto schema_size = r.u32();
+    const auto &format = internal::replay_format;
+    auto head = internal::read_file_header(all, format, name);
+    if (!head) return head.err();
+    internal::byte_reader r{head->format_fields};
     const auto meta_size = r.u32();
     auto &s = p->settings;
     s.players = r.u32();
@@ -430,51 +418,31 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     s.keyframe_interval = r.u32();
     s.full_keyframe_every = r.u32();
     s.frames_per_chunk = r.u32();
-    const auto header_checksum = r.u64();
-    if (!r.ok())
-        return error{errc::truncated, where(name, all.size()) + "file of " + std::to_string(all.size()) +
-                                          " bytes is shorter than the 64-byte replay header"};
-    if (magic == internal::byte_swapped(replay_file_magic))
-        return error{errc::bad_magic, where(name, 0) + "written by a big-endian host (magic byte-swapped); retcon "
-                                                       "files are little-endian only (docs/determinism.md)"};
-    if (magic != replay_file_magic) return error{errc::bad_magic, where(name, 0) + "not a retcon replay file (bad magic)"};
-    if (version != replay_file_version)
-        return error{errc::bad_version, where(name, 4) + "format version " + std::to_string(version) +
-                                            ", this build reads " + std::to_string(replay_file_version)};
-    if (hsize != header_size) return error{errc::corrupt, where(name, 6) + "header size " + std::to_string(hsize)};
-    if (auto f = to_frame(stored_start); !f)
-        return error{errc::corrupt, where(name, 16) + "start frame " + std::to_string(stored_start) +
+    const auto schema_size = head->schema_size;
+    if (auto f = to_frame(head->frame); !f)
+        return error{errc::corrupt, at_byte(name, 16) + "start frame " + std::to_string(head->frame) +
                                         " is beyond the 32-bit frame range (the last frame is " +
                                         std::to_string(max_frame) + ")"};
     else p->start_frame = *f;
-    const auto schema_bytes = r.bytes(schema_size);
-    const auto meta_bytes = r.bytes(meta_size);
-    if (!r.ok()) return error{errc::truncated, where(name, 64) + "schema or metadata block runs past the end"};
-    {
-        std::vector<std::byte> check(all.begin(), all.begin() + 56);
-        check.insert(check.end(), schema_bytes.begin(), schema_bytes.end());
-        check.insert(check.end(), meta_bytes.begin(), meta_bytes.end());
-        if (xxh3(check) != header_checksum)
-            return error{errc::checksum, where(name, 56) + "header checksum mismatch (header, schema or metadata damaged)"};
-    }
+    auto blocks = internal::read_header_blocks(all, *head, meta_size, format, name);
+    if (!blocks) return blocks.err();
+    const auto meta_bytes = blocks->extra_block;
     if (s.players == 0 || s.players > 256 || s.input_size == 0 || s.input_size > 4096 || s.keyframe_interval == 0 ||
         s.full_keyframe_every == 0 || s.frames_per_chunk == 0 || s.frames_per_chunk > 65536)
-        return error{errc::corrupt, where(name, 32) + "replay settings out of range"};
-    // A bad block inside a checksummed header is a corrupt file, whatever the block's own code.
-    auto sch = schema::parse(schema_bytes);
-    if (!sch) return error{errc::corrupt, where(name, 64) + sch.message()};
-    if (sch->hash() != schema_hash) return error{errc::corrupt, where(name, 8) + "schema hash does not match the schema block"};
+        return error{errc::corrupt, at_byte(name, 32) + "replay settings out of range"};
+    auto sch = internal::parse_schema_block(*blocks, *head, name);
+    if (!sch) return sch.err();
     p->sch = std::move(*sch);
     {
         internal::byte_reader m{meta_bytes, 64 + schema_size};
         const auto n = m.u32();
-        if (n > max_metadata_entries) return error{errc::corrupt, where(name, m.offset()) + "too many metadata entries"};
+        if (n > max_metadata_entries) return error{errc::corrupt, at_byte(name, m.offset()) + "too many metadata entries"};
         for (std::uint32_t i = 0; i < n && m.ok(); ++i) {
             auto k = m.text(m.u32(), max_metadata_text);
             auto v = m.text(m.u32(), max_metadata_text);
             s.metadata.emplace_back(std::move(k), std::move(v));
         }
-        if (!m.ok() || m.remaining() != 0) return error{errc::corrupt, where(name, m.offset()) + "metadata block is malformed"};
+        if (!m.ok() || m.remaining() != 0) return error{errc::corrupt, at_byte(name, m.offset()) + "metadata block is malformed"};
     }
     p->record = record_size(s);
 
@@ -482,7 +450,7 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
     // frames run from the start frame without gaps, keyframe j sits at start + j·K (the next
     // keyframe's frame bounds every frames chunk), and the seek index ends where the frames do
     // (docs/file-format.md, "Frame ranges").
-    std::uint64_t pos = header_size + schema_size + std::uint64_t{meta_size};
+    std::uint64_t pos = blocks->end;
     std::uint64_t expected_frame = p->start_frame;
     // The frame of keyframe j: start + j·K (no overflow: j < 2^32 keyframes of K < 2^32 frames).
     const auto keyframe_due = [&](std::size_t j) {
@@ -516,58 +484,58 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
         const auto raw_size = c.u32();
         const auto hcheck = c.u32();
         c.u64();
-        if (cmagic != chunk_magic) return error{errc::corrupt, where(name, pos) + "expected a chunk (bad chunk magic)"};
+        if (cmagic != chunk_magic) return error{errc::corrupt, at_byte(name, pos) + "expected a chunk (bad chunk magic)"};
         if (hcheck != header_check(all.subspan(static_cast<std::size_t>(pos), 28)))
-            return error{errc::checksum, where(name, pos) + "chunk header checksum mismatch (header damaged)"};
+            return error{errc::checksum, at_byte(name, pos) + "chunk header checksum mismatch (header damaged)"};
         if (left - chunk_header_size < stored) {
             p->truncation = "file ends inside a chunk at byte " + std::to_string(pos) + " (writer stopped mid-way)";
             break;
         }
         if (raw_size > limits.max_image_bytes)
-            return error{errc::too_large, where(name, pos + 24) + "chunk declares " + std::to_string(raw_size) +
+            return error{errc::too_large, at_byte(name, pos + 24) + "chunk declares " + std::to_string(raw_size) +
                                               " raw bytes, over the limit"};
         const std::uint64_t end = pos + chunk_header_size + stored;
         switch (kind) {
         case chunk_kind::full_keyframe:
         case chunk_kind::delta_keyframe:
             if (frame > max_frame)
-                return error{errc::corrupt, where(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
+                return error{errc::corrupt, at_byte(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
                                                 ", beyond the 32-bit frame range"};
             if (frame != expected_frame)
-                return error{errc::corrupt, where(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
+                return error{errc::corrupt, at_byte(name, pos + 8) + "keyframe for frame " + std::to_string(frame) +
                                                 " where frame " + std::to_string(expected_frame) + " was expected"};
             if (frame != keyframe_due(p->keyframes.size()))
-                return error{errc::corrupt, where(name, pos + 8) + "keyframe " + std::to_string(p->keyframes.size()) +
+                return error{errc::corrupt, at_byte(name, pos + 8) + "keyframe " + std::to_string(p->keyframes.size()) +
                                                 " for frame " + std::to_string(frame) + "; the keyframe interval " +
                                                 std::to_string(s.keyframe_interval) + " puts it at frame " +
                                                 std::to_string(keyframe_due(p->keyframes.size()))};
             if (p->keyframes.empty() && kind != chunk_kind::full_keyframe)
-                return error{errc::corrupt, where(name, pos) + "the first keyframe must be a full image"};
-            if (count != 1) return error{errc::corrupt, where(name, pos + 16) + "keyframe chunk with count " + std::to_string(count)};
+                return error{errc::corrupt, at_byte(name, pos) + "the first keyframe must be a full image"};
+            if (count != 1) return error{errc::corrupt, at_byte(name, pos + 16) + "keyframe chunk with count " + std::to_string(count)};
             p->keyframes.push_back(
                 replay_keyframe{static_cast<frame_t>(frame), kind == chunk_kind::full_keyframe, pos, stored, raw_size});
             break;
         case chunk_kind::frames: {
-            if (p->keyframes.empty()) return error{errc::corrupt, where(name, pos) + "frames before the starting keyframe"};
+            if (p->keyframes.empty()) return error{errc::corrupt, at_byte(name, pos) + "frames before the starting keyframe"};
             if (frame != expected_frame)
-                return error{errc::corrupt, where(name, pos + 8) + "frames chunk starts at frame " + std::to_string(frame) +
+                return error{errc::corrupt, at_byte(name, pos + 8) + "frames chunk starts at frame " + std::to_string(frame) +
                                                 ", expected " + std::to_string(expected_frame)};
             if (count == 0 || count > s.frames_per_chunk || std::uint64_t{count} * p->record != raw_size)
-                return error{errc::corrupt, where(name, pos + 16) + "frames chunk declares " + std::to_string(count) +
+                return error{errc::corrupt, at_byte(name, pos + 16) + "frames chunk declares " + std::to_string(count) +
                                                 " frames in " + std::to_string(raw_size) + " bytes"};
             if (expected_frame + count - 1u > max_frame)
-                return error{errc::corrupt, where(name, pos + 16) + "frames chunk runs to frame " +
+                return error{errc::corrupt, at_byte(name, pos + 16) + "frames chunk runs to frame " +
                                                 std::to_string(expected_frame + count - 1u) +
                                                 ", beyond the 32-bit frame range"};
             // The writer closes a frames chunk where a keyframe is due, so no chunk runs past
             // the next keyframe's frame (a keyframe left out shows here).
             if (const auto next_keyframe = keyframe_due(p->keyframes.size()); expected_frame + count > next_keyframe)
-                return error{errc::corrupt, where(name, pos + 16) + "frames chunk runs to frame " +
+                return error{errc::corrupt, at_byte(name, pos + 16) + "frames chunk runs to frame " +
                                                 std::to_string(expected_frame + count - 1u) +
                                                 ", past the keyframe due at frame " + std::to_string(next_keyframe) +
                                                 " (keyframe interval " + std::to_string(s.keyframe_interval) + ")"};
             if (p->records.size() + raw_size > limits.max_image_bytes)
-                return error{errc::too_large, where(name, pos) + "decoded frames exceed the limit"};
+                return error{errc::too_large, at_byte(name, pos) + "decoded frames exceed the limit"};
             if (auto sized = p->check_chunk_size(pos, raw_size); !sized) return sized.err();
             raw.resize(raw_size);
             if (auto d = p->decode_chunk(pos, raw); !d) return d.err();
@@ -575,7 +543,7 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
                 const frame_inputs in{static_cast<frame_t>(expected_frame + k), s.players, s.input_size,
                                       raw.data() + std::size_t{k} * p->record};
                 if (const std::size_t slot = in.first_unknown_flags(); slot != in.players())
-                    return error{errc::corrupt, where(name, pos) + "frame " + std::to_string(in.frame()) +
+                    return error{errc::corrupt, at_byte(name, pos) + "frame " + std::to_string(in.frame()) +
                                                     " has unknown flag bits for slot " + std::to_string(slot)};
             }
             p->records.insert(p->records.end(), raw.begin(), raw.end());
@@ -587,11 +555,11 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
             // Its header is intact (the header check passed), so its frame and count are checked
             // even when the trailer after it is cut off.
             if (frame != expected_frame)
-                return error{errc::corrupt, where(name, pos + 8) + "seek index says the frames end at frame " +
+                return error{errc::corrupt, at_byte(name, pos + 8) + "seek index says the frames end at frame " +
                                                 std::to_string(frame) + "; the chunks end at frame " +
                                                 std::to_string(expected_frame)};
             if (count != scanned.size())
-                return error{errc::corrupt, where(name, pos + 16) + "seek index declares " + std::to_string(count) +
+                return error{errc::corrupt, at_byte(name, pos + 16) + "seek index declares " + std::to_string(count) +
                                                 " entries; " + std::to_string(scanned.size()) + " chunks precede it"};
             if (all.size() - end < trailer_size) {
                 // The writer stopped between the seek index and the trailer: the chunks before
@@ -613,27 +581,27 @@ result<replay_reader> replay_reader::parse(std::vector<std::byte> bytes, const s
                 ix.bytes(7);
                 same = ix.ok() && f == scanned[i].first && o == scanned[i].second && k == scanned_kinds[i];
             }
-            if (!same) return error{errc::corrupt, where(name, pos) + "seek index disagrees with the chunks in the file"};
+            if (!same) return error{errc::corrupt, at_byte(name, pos) + "seek index disagrees with the chunks in the file"};
             if (all.size() - end != trailer_size)
-                return error{errc::corrupt, where(name, end) + "expected the 16-byte trailer after the seek index"};
+                return error{errc::corrupt, at_byte(name, end) + "expected the 16-byte trailer after the seek index"};
             internal::byte_reader t{all.subspan(static_cast<std::size_t>(end)), end};
             const auto index_offset = t.u64();
             const auto tmagic = t.u32();
             if (tmagic != trailer_magic || index_offset != pos || t.u32() != 0)
-                return error{errc::corrupt, where(name, end) + "bad trailer"};
+                return error{errc::corrupt, at_byte(name, end) + "bad trailer"};
             p->complete = true;
             pos = all.size();
             continue;
         }
         default:
-            return error{errc::corrupt, where(name, pos + 4) + "unknown chunk kind " + std::to_string(static_cast<int>(kind))};
+            return error{errc::corrupt, at_byte(name, pos + 4) + "unknown chunk kind " + std::to_string(static_cast<int>(kind))};
         }
         scanned.emplace_back(frame, pos);
         scanned_kinds.push_back(kind);
         pos = end;
     }
     if (p->keyframes.empty())
-        return error{errc::truncated, where(name, pos) + "no complete starting keyframe" +
+        return error{errc::truncated, at_byte(name, pos) + "no complete starting keyframe" +
                                           (p->truncation.empty() ? std::string() : " (" + p->truncation + ")")};
     if (!p->complete && p->truncation.empty()) p->truncation = "file ends without a seek index (writer did not finish)";
     // A keyframe past the last frame (frames lost after it) cannot be used for seeking past inputs.
@@ -696,7 +664,7 @@ result<void> replay_reader::check(const std::function<void(std::size_t, std::siz
                     r.message() + " (keyframe " + std::to_string(i) + ", frame " + std::to_string(ks[i].frame) + ")"};
         const auto f = ks[i].frame;
         if (f > impl_->start_frame && f - 1 < end_frame() && retcon::hash(img) != hash(f - 1))
-            return {errc::checksum, where(impl_->name, ks[i].offset) + "keyframe at frame " + std::to_string(f) +
+            return {errc::checksum, at_byte(impl_->name, ks[i].offset) + "keyframe at frame " + std::to_string(f) +
                                         " does not hash to the value recorded for frame " + std::to_string(f - 1)};
         if (progress) progress(i + 1, ks.size());
     }
