@@ -58,10 +58,9 @@ struct client_session::impl final : transport_handler {
     internal::time_sync clock;
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
-    std::uint8_t delay = 2;                // current input delay (adapts when max_input_delay > input_delay)
-    std::uint64_t last_delay_change = 0;
+    internal::input_delay delay;           // adapts when max_input_delay > input_delay
     bool interrupted = false;
-    bool have_rtt = false;
+    internal::round_trip rtt;
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
     frame_t last_packet_server_frame = 0;
 
@@ -98,8 +97,8 @@ struct client_session::impl final : transport_handler {
         players = cfg.max_players;
         rec = players * (1u + isz);
         clock.set_period(1000.0 / cfg.tick_hz);
-        delay = cfg.input_delay;
-        st.input_delay = delay;
+        delay.reset(cfg.input_delay, std::max(cfg.input_delay, cfg.max_input_delay));
+        st.input_delay = delay.frames();
         const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
                                 2u * wire::limits::max_frames_per_packet + 64u;
         inputs.reset(players, isz, cap, slot, cfg.prediction);
@@ -260,13 +259,13 @@ struct client_session::impl final : transport_handler {
         const frame_t f = *at;
         const bool first = state == client_state::loading;
         current = next_checksum = f;
-        inputs.restart(f, f + delay);
+        inputs.restart(f, f + delay.frames());
         have_presence = false;
         rollback.clear();
         state = client_state::running;
         // Start ahead of the server by an estimate of half a round trip plus a margin; time
         // sync refines it.
-        clock.start(now, (have_rtt ? st.rtt_ms / 2.0 : 50.0) + clock.period() * 2.0);
+        clock.start(now, (rtt.known() ? rtt.rtt_ms() / 2.0 : 50.0) + clock.period() * 2.0);
         emit(first ? session_event_kind::synchronized : session_event_kind::resynchronized, f, slot);
     }
 
@@ -284,14 +283,9 @@ struct client_session::impl final : transport_handler {
         // Round trip and timing feedback.
         if (cmsg.echo_time_ms != 0) {
             const double sample = static_cast<double>(static_cast<std::uint32_t>(now) - cmsg.echo_time_ms) - cmsg.hold_ms;
-            if (sample >= 0 && sample < 10000) {
-                if (!have_rtt) {
-                    st.rtt_ms = sample;
-                    have_rtt = true;
-                } else {
-                    st.jitter_ms += 0.1 * (std::fabs(sample - st.rtt_ms) - st.jitter_ms);
-                    st.rtt_ms += 0.1 * (sample - st.rtt_ms);
-                }
+            if (rtt.add(sample)) {
+                st.rtt_ms = rtt.rtt_ms();
+                st.jitter_ms = rtt.jitter_ms();
             }
         }
         st.margin_ms = cmsg.margin_ms;
@@ -333,19 +327,10 @@ struct client_session::impl final : transport_handler {
         have_presence = true;
     }
 
-    /// Input delay follows half the round trip, one frame per second at most, between
-    /// input_delay and max_input_delay: more delay means shallower rollbacks for the same lag.
+    /// A player's input delay adapts to the round trip once it is known (docs/net.md, "Input delay").
     void adapt_delay() {
-        st.input_delay = delay;
-        if (cfg.max_input_delay <= cfg.input_delay || slot < 0 || !have_rtt || state != client_state::running) return;
-        if (now - last_delay_change < 1000) return;
-        const double want = std::round(st.rtt_ms / 2.0 / clock.period());
-        const auto target = static_cast<std::uint8_t>(std::clamp(want, static_cast<double>(cfg.input_delay),
-                                                                 static_cast<double>(cfg.max_input_delay)));
-        if (target == delay) return;
-        delay = static_cast<std::uint8_t>(target > delay ? delay + 1 : delay - 1);
-        last_delay_change = now;
-        st.input_delay = delay;
+        if (slot >= 0 && rtt.known() && state == client_state::running) delay.adapt(now, rtt.rtt_ms(), clock.period());
+        st.input_delay = delay.frames();
     }
 
     bool upload_forensic(frame_t frame) {
@@ -419,7 +404,7 @@ struct client_session::impl final : transport_handler {
         stalled = false;
         // A delay increase leaves a gap frame: it repeats this input. A decrease makes this
         // frame's input overlap one already recorded: it is dropped. The server confirms both.
-        inputs.add_local(current + delay, input);
+        inputs.add_local(current + delay.frames(), input);
         advance();
         send_inputs();
         return true;

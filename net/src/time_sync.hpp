@@ -102,6 +102,66 @@ private:
     std::uint64_t cooldown_until_ = 0;
 };
 
+/// @brief The client's round trip to the server, from the echoed client clock in each confirmed
+/// message minus the time the server held it, smoothed (factor 0.1), with its jitter
+/// (docs/net.md, "Time sync").
+class round_trip {
+public:
+    /// @brief Adds a sample of @p ms; false (and ignored) unless it is in [0, 10000).
+    bool add(double ms) noexcept {
+        if (!(ms >= 0 && ms < 10000)) return false;
+        if (!known_) {
+            rtt_ = ms;
+            known_ = true;
+        } else {
+            jitter_ += 0.1 * (std::fabs(ms - rtt_) - jitter_);
+            rtt_ += 0.1 * (ms - rtt_);
+        }
+        return true;
+    }
+    /// @brief True once a sample was accepted.
+    [[nodiscard]] bool known() const noexcept { return known_; }
+    [[nodiscard]] double rtt_ms() const noexcept { return rtt_; }
+    [[nodiscard]] double jitter_ms() const noexcept { return jitter_; }
+
+private:
+    double rtt_ = 0, jitter_ = 0;
+    bool known_ = false;
+};
+
+/// @brief The client's input delay when it adapts: it follows half the round trip, one frame a
+/// second at most, between the match's input_delay and max_input_delay (docs/net.md, "Input
+/// delay"). More delay means shallower rollbacks for the same lag.
+class input_delay {
+public:
+    /// @brief Starts at @p low frames, adapting within [@p low, @p high].
+    void reset(std::uint8_t low, std::uint8_t high) noexcept {
+        low_ = low;
+        high_ = high;
+        frames_ = low;
+    }
+    /// @brief The current delay in frames.
+    [[nodiscard]] std::uint8_t frames() const noexcept { return frames_; }
+    /// @brief True if the range lets the delay move at all.
+    [[nodiscard]] bool adapts() const noexcept { return high_ > low_; }
+
+    /// @brief At @p now_ms, moves the delay one frame towards rtt / 2 / period (rounded, within
+    /// the range) if the last move was at least a second ago.
+    void adapt(std::uint64_t now_ms, double rtt_ms, double period_ms) noexcept {
+        if (!adapts() || now_ms - last_change_ < 1000) return;
+        const double want = std::round(rtt_ms / 2.0 / period_ms);
+        const auto target =
+            static_cast<std::uint8_t>(std::clamp(want, static_cast<double>(low_), static_cast<double>(high_)));
+        if (target == frames_) return;
+        frames_ = static_cast<std::uint8_t>(target > frames_ ? frames_ + 1 : frames_ - 1);
+        last_change_ = now_ms;
+    }
+
+private:
+    std::uint8_t low_ = 0, high_ = 0, frames_ = 0;
+    std::uint64_t last_change_ = 0;
+};
+
 } // namespace retcon::internal
 
 #endif
