@@ -1,0 +1,322 @@
+// Desync forensics (net/src/forensics.hpp): the images kept after checksum frames and the one
+// way every side names what diverged between two images (docs/net.md, "Desync forensics" and
+// "Sync test").
+#include <catch2/catch.hpp>
+
+#include <common/components.hpp>
+#include <common/test_game.hpp>
+
+#include <retcon/snapshot/diff.hpp>
+#include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/image.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "forensics.hpp"
+
+using namespace retcon;
+using namespace retcon::test;
+using internal::kept_images;
+using internal::name_divergence;
+
+namespace {
+
+/// The difference between the images of @p a and @p b (one schema), named with the sync test's sides.
+internal::divergence named(const world &a, const world &b, std::size_t max_lines = 32, diff_options opt = {}) {
+    const auto d = diff(save(a, 5), a.get_schema(), save(b, 5), b.get_schema(), opt);
+    REQUIRE(d.ok());
+    return name_divergence(*d, "the first run", "the re-simulation", max_lines);
+}
+
+/// A test-game world with @p n entities at x = 10 i, y = 0.
+world game_world(std::size_t n) {
+    world w{game_schema()};
+    init_game(w);
+    for (std::size_t i = 0; i < n; ++i) w.emplace<ship_pos>(w.create(), static_cast<std::int32_t>(10 * i), 0);
+    return w;
+}
+
+/// A copy of @p w made through an image (byte-identical state).
+world copy_of(const world &w) {
+    world c{w.get_schema()};
+    REQUIRE(load_image(c, save(w)).ok());
+    return c;
+}
+
+entity nth(const world &w, std::size_t i) {
+    std::vector<entity> all;
+    w.view<const ship_pos>().each([&](entity e, const ship_pos &) { all.push_back(e); });
+    std::sort(all.begin(), all.end(), [](entity x, entity y) { return to_index(x) < to_index(y); });
+    REQUIRE(i < all.size());
+    return all[i];
+}
+
+} // namespace
+
+TEST_CASE("kept_images holds an image per frame and finds it after that frame", "[net][parts][forensics]") {
+    kept_images k;
+    k.reset(4);
+    CHECK(k.size() == 4);
+    frame_t at = 0;
+    CHECK(k.after(0) == nullptr);
+    CHECK(k.newest_at_or_before(1000, at) == nullptr);
+
+    world w = game_world(1);
+    std::array<std::uint64_t, 4> hashes{};
+    const std::array<frame_t, 4> frames{8, 16, 24, 32};
+    for (std::size_t i = 0; i < 4; ++i) {
+        w.emplace<ship_pos>(w.create(), static_cast<std::int32_t>(i), 1);
+        save(w, k.hold(i, frames[i]), frames[i] + 1u);
+        hashes[i] = hash(w);
+    }
+    for (std::size_t i = 0; i < 4; ++i) {
+        INFO("frame " << frames[i]);
+        const world_image *img = k.after(frames[i]);
+        REQUIRE(img != nullptr);
+        CHECK(img->frame() == frames[i] + 1u);
+        CHECK(hash(*img) == hashes[i]);
+    }
+    CHECK(k.after(9) == nullptr);
+    CHECK(k.after(7) == nullptr);
+}
+
+TEST_CASE("kept_images: newest_at_or_before picks the newest kept frame not after the one asked",
+          "[net][parts][forensics]") {
+    kept_images k;
+    k.reset(4);
+    world w = game_world(1);
+    // Filled out of order: the slots do not follow the frames.
+    save(w, k.hold(0, 24), 25);
+    save(w, k.hold(1, 8), 9);
+    save(w, k.hold(2, 16), 17);
+    frame_t at = 12345; // whatever the caller had there
+    CHECK(k.newest_at_or_before(7, at) == nullptr);
+    at = 12345;
+    CHECK(k.newest_at_or_before(8, at) == k.after(8));
+    CHECK(at == 8);
+    at = 0;
+    CHECK(k.newest_at_or_before(23, at) == k.after(16));
+    CHECK(at == 16);
+    at = 999;
+    CHECK(k.newest_at_or_before(24, at) == k.after(24));
+    CHECK(at == 24);
+    CHECK(k.newest_at_or_before(1000, at) == k.after(24));
+    CHECK(at == 24);
+}
+
+TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, forget forgets",
+          "[net][parts][forensics]") {
+    kept_images k;
+    k.reset(3);
+    world w = game_world(2);
+    save(w, k.hold(0, 0), 1);
+    save(w, k.hold(1, 10), 11);
+    save(w, k.hold(2, 20), 21);
+    const world_image *slot1 = k.after(10);
+    REQUIRE(slot1 != nullptr);
+    // Index 4 is slot 1: frame 40 replaces frame 10 in the same image.
+    world_image &img = k.hold(4, 40);
+    CHECK(&img == slot1);
+    save(w, img, 41);
+    CHECK(k.after(10) == nullptr);
+    CHECK(k.after(40) == slot1);
+    frame_t at = 0;
+    CHECK(k.newest_at_or_before(39, at) == k.after(20));
+    CHECK(at == 20);
+    // forget(5) is slot 2: frame 20 is gone, the others stay.
+    k.forget(5);
+    CHECK(k.after(20) == nullptr);
+    CHECK(k.after(0) != nullptr);
+    CHECK(k.newest_at_or_before(39, at) == k.after(0));
+    CHECK(at == 0);
+    CHECK(k.newest_at_or_before(40, at) == k.after(40));
+}
+
+TEST_CASE("name_divergence names nothing for identical worlds", "[net][parts][forensics]") {
+    const world a = game_world(3);
+    const world b = copy_of(a);
+    const auto d = named(a, b);
+    CHECK(d.summary.empty());
+    CHECK(d.lines.empty());
+}
+
+TEST_CASE("name_divergence: one field of one entity is 'pool.field', its line names the entity and both values",
+          "[net][parts][forensics]") {
+    const world a = game_world(3);
+    world b = copy_of(a);
+    const entity e = nth(b, 1);
+    b.get<ship_pos>(e).y = 7;
+    const auto d = named(a, b);
+    CHECK(d.summary == "ship_pos.y");
+    CHECK(d.lines == std::vector<std::string>{"ship_pos.y of entity " + to_string(e) + ": 0 -> 7"});
+}
+
+TEST_CASE("name_divergence: an entity in one world only names the pool, 'entities' and the side it is in",
+          "[net][parts][forensics]") {
+    const world a = game_world(2);
+    world b = copy_of(a);
+    const entity extra = b.create();
+    b.emplace<ship_pos>(extra, 5, 5);
+    SECTION("only in the second") {
+        const auto d = named(a, b);
+        CHECK(d.summary == "ship_pos, entities");
+        CHECK(std::count(d.lines.begin(), d.lines.end(),
+                         "ship_pos of entity " + to_string(extra) + ": only in the re-simulation") == 1);
+        CHECK(std::count_if(d.lines.begin(), d.lines.end(),
+                            [](const std::string &l) { return l.rfind("entities: ", 0) == 0; }) >= 1);
+    }
+    SECTION("only in the first") {
+        const auto d = named(b, a);
+        CHECK(d.summary == "ship_pos, entities");
+        CHECK(std::count(d.lines.begin(), d.lines.end(),
+                         "ship_pos of entity " + to_string(extra) + ": only in the first run") == 1);
+    }
+    SECTION("with a changed field too: the pool's first differing entity names the field") {
+        b.get<ship_pos>(nth(b, 0)).x = -3;
+        const auto d = named(a, b);
+        CHECK(d.summary == "ship_pos.x, entities");
+        CHECK(std::count(d.lines.begin(), d.lines.end(),
+                         "ship_pos.x of entity " + to_string(nth(b, 0)) + ": 0 -> -3") == 1);
+    }
+}
+
+TEST_CASE("name_divergence: a resource is 'resources', its line names the field and both values",
+          "[net][parts][forensics]") {
+    const world a = game_world(1);
+    world b = copy_of(a);
+    b.resource<ships>().score[1] += 1000;
+    const auto d = named(a, b);
+    CHECK(d.summary == "resources");
+    REQUIRE(d.lines.size() == 1);
+    CHECK_THAT(d.lines[0], Catch::StartsWith("resource ships.score") && Catch::Contains("-> "));
+}
+
+TEST_CASE("name_divergence: group lengths are 'groups'", "[net][parts][forensics]") {
+    world a{grouped_schema()};
+    for (int i = 0; i < 3; ++i) {
+        const entity e = a.create();
+        a.emplace<position>(e, 1.0f * static_cast<float>(i), 0.0f);
+        a.emplace<velocity>(e, 0.5f, 0.5f);
+    }
+    world b = copy_of(a);
+    b.view<position, velocity>().each([&, done = false](entity e, position &, velocity &) mutable {
+        if (!done) b.remove<velocity>(e);
+        done = true;
+    });
+    const auto d = named(a, b);
+    CHECK(d.summary == "velocity, groups"); // the entity left the pool too
+    CHECK(std::count(d.lines.begin(), d.lines.end(), "group lengths") == 1);
+}
+
+TEST_CASE("name_divergence caps the lines at max_lines, the last saying how many more differ",
+          "[net][parts][forensics]") {
+    const world a = game_world(40);
+    world b = copy_of(a);
+    b.view<ship_pos>().each([](ship_pos &p) { p.y = 1; });
+    SECTION("under the cap: every line") {
+        const auto d = named(a, b, 64);
+        CHECK(d.lines.size() == 40);
+        CHECK(d.summary == "ship_pos.y");
+    }
+    SECTION("the default cap of 32") {
+        const auto d = named(a, b);
+        REQUIRE(d.lines.size() == 32);
+        CHECK(d.lines[31] == "... 9 more differences"); // 40 - 31 shown
+        CHECK_THAT(d.lines[30], Catch::StartsWith("ship_pos.y of entity "));
+    }
+    SECTION("a cap of 10") {
+        const auto d = named(a, b, 10);
+        REQUIRE(d.lines.size() == 10);
+        CHECK(d.lines[9] == "... 31 more differences");
+    }
+    SECTION("0: no cap") {
+        const auto d = named(a, b, 0);
+        CHECK(d.lines.size() == 40);
+    }
+    SECTION("the diff's own cap per pool is said in a line") {
+        diff_options opt;
+        opt.max_entities = 5;
+        const auto d = named(a, b, 32, opt);
+        REQUIRE(d.lines.size() == 6);
+        CHECK(d.lines[5] == "ship_pos: 35 more entities differ");
+    }
+}
+
+TEST_CASE("name_divergence: schemas that differ are lines, never a summary", "[net][parts][forensics]") {
+    const world a = game_world(1);
+    schema other = game_schema();
+    other.component<marker_for_schema_test>();
+    world b{other};
+    init_game(b);
+    const auto d = diff(save(a, 5), a.get_schema(), save(b, 5), b.get_schema());
+    REQUIRE(d.ok());
+    const auto n = name_divergence(*d, "the server's", "the client's");
+    CHECK(n.summary.empty());
+    REQUIRE_FALSE(n.lines.empty());
+    for (const auto &l : n.lines) CHECK_THAT(l, Catch::StartsWith("schema: "));
+}
+
+// ------------------------------------------------------------------ the users of this part
+
+TEST_CASE("the sync test's failure fields are name_divergence's lines: 'only in the first run' and 'a -> b'",
+          "[net][parts][forensics][sync_test]") {
+    world w = game_world(2);
+    const sync_test *self = nullptr;
+    const entity moved = nth(w, 1);
+    auto leaky = [&](world &ww, const frame_inputs &in) {
+        step_game(ww, in);
+        if (in.frame() != 9 || self->is_resimulating()) return;
+        // The first run of frame 9 only: one more entity and one moved.
+        ww.emplace<ship_pos>(ww.create(), 1, 1);
+        ww.get<ship_pos>(moved).y += 3;
+    };
+    sync_test test{game_config(2), w, leaky, 3};
+    self = &test;
+    bool ok = true;
+    for (int i = 0; i < 20 && ok; ++i) ok = test.tick<game_input>(std::array<game_input, 2>{});
+    REQUIRE_FALSE(ok);
+    REQUIRE(test.failure());
+    const auto &fields = test.failure()->fields;
+    INFO(test.failure()->describe());
+    CHECK(test.failure()->frame == 9);
+    const auto has = [&](const std::string &text) {
+        return std::any_of(fields.begin(), fields.end(),
+                           [&](const std::string &l) { return l.find(text) != std::string::npos; });
+    };
+    CHECK(has(": only in the first run"));
+    CHECK(has("ship_pos.y of entity " + to_string(moved) + ": "));
+    CHECK(has(" -> "));
+    CHECK(has("entities: "));
+    CHECK_FALSE(has("re-simulation: only"));
+}
+
+TEST_CASE("the server's desync text is name_divergence's summary of the server's and the client's images",
+          "[net][parts][forensics]") {
+    // tests/net/server_forensics.cpp and session.cpp corrupt a client by moving its ships
+    // (not bullets) 7 down and expect "ship_pos.y"; an upload with another score expects
+    // "resources". The same differences, named directly:
+    world server = game_world(0);
+    for (frame_t f = 0; f < 30; ++f) {
+        frame_inputs_buffer in{2, sizeof(game_input)};
+        in.set(0, game_input{1, 0, static_cast<std::uint8_t>(f % 10 == 0), 0});
+        in.set(1, game_input{0, 1, 0, 0});
+        step_game(server, in.view(f));
+    }
+    world client = copy_of(server);
+    client.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; });
+    const auto d = diff(save(server, 30), server.get_schema(), save(client, 30), client.get_schema());
+    REQUIRE(d.ok());
+    const auto n = name_divergence(*d, "the server's", "the client's");
+    CHECK(n.summary == "ship_pos.y");
+    CHECK(n.lines.size() == 2); // both ships
+
+    world scored = copy_of(server);
+    scored.resource<ships>().score[1] += 1000;
+    const auto d2 = diff(save(server, 30), server.get_schema(), save(scored, 30), scored.get_schema());
+    REQUIRE(d2.ok());
+    CHECK(name_divergence(*d2, "the server's", "the client's").summary == "resources");
+}
