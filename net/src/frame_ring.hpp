@@ -28,7 +28,10 @@ public:
     [[nodiscard]] std::size_t capacity() const noexcept { return mask_ + 1u; }
     [[nodiscard]] std::size_t record_size() const noexcept { return record_; }
     /// @brief True if the ring holds @p frame's record (not an older frame in the same slot).
-    [[nodiscard]] bool has(frame_t frame) const noexcept { return !frames_.empty() && frames_[frame & mask_] == frame; }
+    /// `no_frame` (the mark of an empty slot) is never held.
+    [[nodiscard]] bool has(frame_t frame) const noexcept {
+        return frame != no_frame && !frames_.empty() && frames_[frame & mask_] == frame;
+    }
     /// @brief @p frame's record, or null if the ring does not hold it.
     [[nodiscard]] const std::byte *get(frame_t frame) const noexcept {
         return has(frame) ? bytes_.data() + (frame & mask_) * record_ : nullptr;

@@ -57,6 +57,9 @@ public:
         local_next_ = first_local;
         acknowledged_ = 0;
         first_wrong_ = no_frame;
+        // Until the first confirmed frame, predictions start from zero inputs, as in a new
+        // match: the bytes before the snapshot belong to another moment of the game.
+        std::fill(last_confirmed_.begin(), last_confirmed_.end(), std::byte{0});
         have_last_confirmed_ = false;
     }
 

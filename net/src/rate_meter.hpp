@@ -12,10 +12,14 @@ namespace retcon::internal {
 class rate_meter {
 public:
     /// @brief At @p now_ms, updates @p s's rates if a second has passed since the last update.
-    /// The first call only starts the clock.
+    /// The first call only starts the clock (what was counted before it is not a rate).
     void update(std::uint64_t now_ms, session_stats &s, std::uint64_t bytes_in, std::uint64_t bytes_out) {
-        if (last_ms_ == 0) {
+        if (last_ms_ == 0) { // the first call starts the clock and the totals the rates count from
             last_ms_ = now_ms;
+            in_ = bytes_in;
+            out_ = bytes_out;
+            rollbacks_ = s.rollbacks;
+            resim_ = s.resimulated;
             return;
         }
         const std::uint64_t dt = now_ms - last_ms_;

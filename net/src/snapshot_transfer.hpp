@@ -23,7 +23,7 @@ public:
     /// abandoned) or larger than the limit. A chunk at offset 0 starts a new transfer. Chunks
     /// arrive in order (reliable channel).
     bool add(const wire::snapshot_chunk_msg &m) {
-        if (m.total > max_ || m.total == 0) return false;
+        if (m.total > max_ || m.total == 0) return active_ = false, false;
         if (m.offset == 0) {
             transfer_ = m.transfer;
             frame_ = m.frame;

@@ -61,6 +61,7 @@ public:
     /// client starts ahead of the server), and margins are ignored for 300 ms.
     void start(std::uint64_t now_ms, double lead_ms) noexcept {
         next_tick_ = static_cast<double>(now_ms) - lead_ms;
+        rate_ = 0; // a rate from before the snapshot would stretch or shorten the cooldown's ticks
         cooldown_until_ = now_ms + 300;
     }
 

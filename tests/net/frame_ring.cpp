@@ -116,3 +116,13 @@ TEST_CASE("frame_ring: a ring never reset holds nothing, a reset one holds no fr
     CHECK_FALSE(r.has(3));
     CHECK(r.get(3) == nullptr);
 }
+
+TEST_CASE("frame_ring: no_frame, the mark of an empty slot, is never held", "[net][parts][frame_ring]") {
+    frame_ring r;
+    r.reset(8, 4);
+    CHECK_FALSE(r.has(no_frame));
+    CHECK(r.get(no_frame) == nullptr);
+    r.put(7);
+    r.clear();
+    CHECK_FALSE(r.has(no_frame));
+}

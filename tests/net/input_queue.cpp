@@ -315,3 +315,17 @@ TEST_CASE("input_queue predictions for a spectator: every slot from the last con
     CHECK(input_of(r, 0) == b({1, 2, 0, 4}));
     CHECK(input_of(r, 1) == b({5, 6, 0, 8}));
 }
+
+TEST_CASE("input_queue: after a restart, predictions start from zero inputs, not the bytes before the snapshot",
+          "[net][parts][input_queue]") {
+    queue_fixture f;
+    const auto r = record({present, present, present}, {b({9, 9, 9, 9}), b({8, 8, 8, 8}), b({7, 7, 7, 7})});
+    REQUIRE(f.q.confirm(10, r.data(), 10) == arrival::stored);
+    f.q.advance_confirmed([](frame_t, const std::byte *) {});
+    f.q.restart(50, 52);
+    const std::byte *p = f.q.inputs_for(50); // nothing confirmed, no local input for 50 yet
+    CHECK(flags_of(p) == b({0, present, 0}));
+    CHECK(input_of(p, 0) == b({0, 0, 0, 0}));
+    CHECK(input_of(p, 1) == b({0, 0, 0, 0}));
+    CHECK(input_of(p, 2) == b({0, 0, 0, 0}));
+}

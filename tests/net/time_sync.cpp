@@ -191,6 +191,19 @@ TEST_CASE("time_sync: start puts the first tick lead ms in the past and ignores 
     CHECK(c.next_tick() == Approx(20010.0));
 }
 
+TEST_CASE("time_sync: a start forgets the rate from before it", "[net][parts][time_sync]") {
+    time_sync c;
+    c.set_period(period);
+    c.start(0, 0.0);
+    c.on_margin(1000, 40, 80, 0); // inputs too early: ticks get longer
+    REQUIRE(c.rate() > 0.0);
+    c.start(5000, 50.0); // a resynchronisation: its cooldown ticks at the nominal period
+    CHECK(c.rate() == 0.0);
+    const double before = c.next_tick();
+    c.ticked();
+    CHECK(c.next_tick() == Approx(before + period));
+}
+
 namespace {
 
 /// The outcome of a closed-loop run: every margin the server reported after the settling time.
