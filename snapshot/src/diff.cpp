@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "format.hpp"
 #include "image_layout.hpp"
+#include "value_text.hpp"
 
 namespace retcon {
 

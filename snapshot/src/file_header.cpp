@@ -4,7 +4,7 @@
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/replay.hpp>
 
-#include "format.hpp"
+#include "value_text.hpp"
 #include "xxh3.hpp"
 
 namespace retcon::internal {

@@ -9,7 +9,7 @@
 //   0 u32 magic          4 u16 version          6 u16 header size (64)
 //   8 u64 schema hash   16 u64 frame (.rcs: the snapshot's, .rcr: the start frame)
 //  24 u32 schema block size N
-//  28 28 bytes: the format's own fields (file.cpp, replay_header.cpp)
+//  28 28 bytes: the format's own fields (snapshot_file.cpp, replay_header.cpp)
 //  56 u64 header checksum: XXH3-64 of bytes 0..55, the schema block and the extra block
 //  64 N bytes schema block, then the extra block (.rcr: metadata; .rcs: none)
 #include <retcon/ecs/schema.hpp>

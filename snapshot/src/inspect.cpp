@@ -7,8 +7,8 @@
 #include <string>
 
 #include "file_header.hpp"
-#include "format.hpp"
 #include "image_layout.hpp"
+#include "value_text.hpp"
 
 namespace retcon {
 
@@ -171,10 +171,11 @@ std::string dump_json(const world_image &image, const schema &s) {
     }
     out += "},\"entities\":[";
     // Position of each entity in each pool.
-    std::vector<std::vector<std::uint32_t>> where(v->owners.size());
+    std::vector<std::vector<std::uint32_t>> position(v->owners.size());
     for (std::size_t i = 0; i < v->owners.size(); ++i) {
-        where[i].assign(v->entities.size(), ~0u);
-        for (std::size_t k = 0; k < v->owners[i].size(); ++k) where[i][to_index(v->owners[i][k])] = static_cast<std::uint32_t>(k);
+        position[i].assign(v->entities.size(), ~0u);
+        for (std::size_t k = 0; k < v->owners[i].size(); ++k)
+            position[i][to_index(v->owners[i][k])] = static_cast<std::uint32_t>(k);
     }
     first = true;
     for (std::size_t idx = 0; idx < v->entities.size(); ++idx) {
@@ -184,7 +185,7 @@ std::string dump_json(const world_image &image, const schema &s) {
         first = false;
         bool firstc = true;
         for (std::size_t i = 0; i < v->owners.size(); ++i) {
-            const auto k = where[i][idx];
+            const auto k = position[i][idx];
             if (k == ~0u) continue;
             const auto &t = s.components()[i];
             out += (firstc ? "" : ",") + json_string(t.name) + ":" + fields(t, v->payloads[i].data() + std::size_t{k} * t.size);

@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
-#include "codec.hpp"
 #include "file_header.hpp"
 #include "fs.hpp"
 #include "keyframe_delta.hpp"
 #include "replay_chunk.hpp"
 #include "replay_header.hpp"
+#include "zstd_codec.hpp"
 
 namespace retcon {
 

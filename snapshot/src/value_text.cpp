@@ -1,4 +1,4 @@
-#include "format.hpp"
+#include "value_text.hpp"
 
 #include <cinttypes>
 #include <cstdio>

@@ -1,7 +1,7 @@
-#ifndef RETCON_SNAPSHOT_SRC_CODEC_HPP
-#define RETCON_SNAPSHOT_SRC_CODEC_HPP
+#ifndef RETCON_SNAPSHOT_SRC_ZSTD_CODEC_HPP
+#define RETCON_SNAPSHOT_SRC_ZSTD_CODEC_HPP
 
-// zstd behind a seam: codec.cpp is the only place zstd.h is included.
+// zstd behind a seam: zstd_codec.cpp is the only place zstd.h is included.
 #include <retcon/config.hpp>
 #include <retcon/snapshot/error.hpp>
 

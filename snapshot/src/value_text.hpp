@@ -1,7 +1,9 @@
-#ifndef RETCON_SNAPSHOT_SRC_FORMAT_HPP
-#define RETCON_SNAPSHOT_SRC_FORMAT_HPP
+#ifndef RETCON_SNAPSHOT_SRC_VALUE_TEXT_HPP
+#define RETCON_SNAPSHOT_SRC_VALUE_TEXT_HPP
 
-// Value formatting shared by diff, inspect and dump.
+// Values as text: a field's value (numbers, entity handles, text, hex), JSON strings, hashes in
+// hex. Shared by diff, inspect and dump, and by the file readers' messages. Not the file formats
+// (those are file_header, image_layout, replay_chunk).
 #include <retcon/ecs/entity.hpp>
 #include <retcon/ecs/schema.hpp>
 

@@ -5,10 +5,10 @@
 #include <string>
 
 #include <retcon/internal/byte_io.hpp>
-#include "codec.hpp"
 #include "file_header.hpp"
-#include "format.hpp"
 #include "fs.hpp"
+#include "value_text.hpp"
+#include "zstd_codec.hpp"
 
 namespace retcon {
 

@@ -1,4 +1,4 @@
-#include "codec.hpp"
+#include "zstd_codec.hpp"
 
 #include <zstd.h>
 
