@@ -15,6 +15,8 @@
 // Everything is seeded: the same calls give byte-identical worlds.
 #include <retcon/ecs.hpp>
 
+#include <common/rng.hpp>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -54,23 +56,8 @@ inline const retcon::schema &world_schema() {
     return s;
 }
 
-/// @brief splitmix64.
-class rng {
-public:
-    explicit rng(std::uint64_t seed) noexcept : s_{seed} {}
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    std::uint32_t below(std::uint32_t n) noexcept { return static_cast<std::uint32_t>(next() % n); }
-    /// @brief Uniform in [0, 1).
-    float unit() noexcept { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
-
-private:
-    std::uint64_t s_;
-};
+/// @brief The tests' seeded generator (splitmix64; tests/support, common/rng.hpp).
+using rng = retcon::test::rng;
 
 inline constexpr float arena = 1024.f;
 inline constexpr float dt = 1.f / 60.f;
@@ -87,13 +74,8 @@ inline retcon::entity spawn(retcon::world &w, rng &r, bool with_body, bool movin
     return e;
 }
 
-/// @brief A live entity chosen at random (the world must have one).
-inline retcon::entity pick_live(const retcon::world &w, rng &r) {
-    const auto table = w.entity_table();
-    const auto n = static_cast<std::uint32_t>(table.size());
-    for (std::uint32_t idx = r.below(n);; idx = idx + 1 == n ? 0 : idx + 1)
-        if (retcon::to_index(table[idx]) == idx) return table[idx];
-}
+/// @brief A live entity chosen at random (the tests' pick_live; the world must have one).
+using retcon::test::pick_live;
 
 /// @brief Destroys @p k random live entities, then spawns @p k new ones (half with a Body).
 /// New entities move unless @p moving_percent says otherwise.

@@ -5,14 +5,14 @@
 //   frame budget       a 60 Hz frame (16.67 ms) for the absolute rollback and tick figures
 // Traffic figures come from the simulated network's byte counters (payload only, no ENet / UDP
 // / IP headers; the header layers are added by arithmetic from the packet counts, which a
-// counting transport records). World: bench/bench_world.hpp; matches: the test game of
-// tests/common/test_game.hpp. Names read <workload>/<implementation>[/<param>:<value>]/<N>;
+// counting transport records). World: bench/bench_world.hpp; matches: the test game and the
+// simulated match of the test support library (tests/support, common/sim_match.hpp). Names read <workload>/<implementation>[/<param>:<value>]/<N>;
 // bench/net_report.py prints the tables of docs/benchmarks.md ("Netcode").
 #include <retcon/net.hpp>
 
 #include <benchmark/benchmark.h>
 
-#include <common/test_game.hpp>
+#include <common/sim_match.hpp>
 
 #include <array>
 #include <chrono>
@@ -111,63 +111,29 @@ void resim_plain(benchmark::State &state) {
 
 // ---------------------------------------------------------------- matches on the simulated network
 
-/// Wraps a transport and counts what is sent through it, per peer and channel.
-class counting_transport final : public retcon::transport {
-public:
-    struct counts {
-        std::uint64_t packets = 0, bytes = 0;
-    };
-    explicit counting_transport(retcon::transport &inner) : inner_{inner} {}
-    void send(retcon::peer_id peer, retcon::wire::channel ch, std::span<const std::byte> data) override {
-        if (peer >= sent_.size()) sent_.resize(peer + 1u);
-        auto &c = sent_[peer][static_cast<std::size_t>(ch)];
-        ++c.packets;
-        c.bytes += data.size();
-        inner_.send(peer, ch, data);
-    }
-    void disconnect(retcon::peer_id peer) override { inner_.disconnect(peer); }
-    void poll(std::uint64_t now_ms, retcon::transport_handler &h) override { inner_.poll(now_ms, h); }
-    void flush() override { inner_.flush(); }
-    [[nodiscard]] retcon::transport_peer_stats peer_stats(retcon::peer_id p) const override { return inner_.peer_stats(p); }
-    /// @brief What was sent to @p peer on @p ch.
-    [[nodiscard]] counts sent(retcon::peer_id peer, retcon::wire::channel ch) const {
-        return peer < sent_.size() ? sent_[peer][static_cast<std::size_t>(ch)] : counts{};
-    }
-
-private:
-    retcon::transport &inner_;
-    std::vector<std::array<counts, retcon::wire::channel_count>> sent_;
-};
-
-/// How a bot plays: `test` is tests/common's bot (turns now and then, fires 1 frame in 20);
+/// How a bot plays: `test` is the test game's bot (turns now and then, fires 1 frame in 20);
 /// `rare` changes its input about once a second and never fires; `every_frame` sends a
 /// different input every frame.
 enum class bot_kind { test, rare, every_frame };
 
-struct match_client {
-    retcon::world w{retcon::test::game_schema()};
-    std::unique_ptr<counting_transport> t;
-    std::unique_ptr<retcon::client_session> session;
-    retcon::test::bot bot{1};
-    sw::rng r{1};
+/// The inputs of a `rare` or `every_frame` bot, seeded per client.
+struct scripted_bot {
+    bot_kind kind;
+    sw::rng r;
     std::uint64_t ticks = 0;
     retcon::test::game_input input{};
 
-    retcon::test::game_input next(bot_kind kind) {
+    retcon::test::game_input operator()() {
         ++ticks;
-        switch (kind) {
-        case bot_kind::test: return bot.next();
-        case bot_kind::rare:
+        if (kind == bot_kind::rare) {
             if (ticks % 60 == 0) {
                 input.dx = static_cast<std::int8_t>(static_cast<int>(r.below(3)) - 1);
                 input.dy = static_cast<std::int8_t>(static_cast<int>(r.below(3)) - 1);
             }
-            return input;
-        case bot_kind::every_frame:
+        } else {
             input.dx = static_cast<std::int8_t>(static_cast<int>(r.below(256)) - 128);
             input.dy = static_cast<std::int8_t>(static_cast<int>(r.below(256)) - 128);
             input.fire = static_cast<std::uint8_t>(ticks & 1u); // differs from the last one every frame
-            return input;
         }
         return input;
     }
@@ -179,61 +145,45 @@ struct tick_timer {
 };
 
 /// A server and @p players clients of the test game on a seeded simulated network, driven by a
-/// virtual clock in 1 ms steps (like tests/common/sim_match.hpp, plus byte and packet counts).
+/// virtual clock in 1 ms steps: the tests' sim_match (common/sim_match.hpp), counting packets
+/// and bytes, without the hash log (whose callbacks would run inside the timed ticks).
 class match {
 public:
     match(std::uint64_t seed, std::uint8_t players, const retcon::link_conditions &link, bot_kind kind)
-        : net_{seed}, config_{retcon::test::game_config(players)}, kind_{kind} {
-        retcon::test::init_game(server_world_);
-        server_t_ = std::make_unique<counting_transport>(net_.server());
-        server_ = std::make_unique<retcon::server_session>(config_, server_world_, retcon::test::step_game, *server_t_);
+        : m_{seed, players, retcon::test::game_config(players), {.keep_hashes = false, .count_traffic = true}} {
         for (std::uint8_t i = 0; i < players; ++i) {
-            auto c = std::make_unique<match_client>();
-            retcon::test::init_game(c->w);
-            c->bot.state = 0x9e3779b97f4a7c15ull * (i + 1u);
-            c->r = sw::rng{seed * 131u + i};
-            c->t = std::make_unique<counting_transport>(net_.connect(link, link));
-            c->session = std::make_unique<retcon::client_session>(config_, c->w, retcon::test::step_game, *c->t);
-            clients_.push_back(std::move(c));
+            auto &c = m_.add_client(link, link);
+            if (kind != bot_kind::test) c.script = scripted_bot{kind, sw::rng{seed * 131u + i}};
         }
     }
 
     /// @brief One millisecond of virtual time. Ticks of the server and of client 0 are timed
     /// into the given timers (if any); client 0 ticks at most once per step when timed.
     void step_ms(tick_timer *server_timer = nullptr, tick_timer *client0_timer = nullptr) {
-        server_->poll(now_);
-        while (server_->should_tick(now_)) {
-            if (server_timer) {
+        m_.step(
+            [&](retcon::server_session &s) {
+                if (!server_timer) {
+                    s.tick();
+                    return;
+                }
                 const auto t0 = clock_type::now();
-                server_->tick();
+                s.tick();
                 server_timer->seconds += seconds(t0, clock_type::now());
                 ++server_timer->ticks;
-            } else {
-                server_->tick();
-            }
-        }
-        for (retcon::session_event ev; server_->next_event(ev);) {}
-        for (std::size_t i = 0; i < clients_.size(); ++i) {
-            auto &c = *clients_[i];
-            c.session->poll(now_);
-            while (c.session->should_tick(now_)) {
-                const auto in = c.next(kind_);
-                if (i == 0 && client0_timer) {
-                    const auto t0 = clock_type::now();
-                    c.session->tick(in);
-                    client0_timer->seconds += seconds(t0, clock_type::now());
-                    ++client0_timer->ticks;
-                    break;
+            },
+            [&](std::size_t i, retcon::client_session &s, const retcon::test::game_input &in) {
+                if (i != 0 || !client0_timer) {
+                    s.tick(in);
+                    return true;
                 }
-                c.session->tick(in);
-            }
-            for (retcon::session_event ev; c.session->next_event(ev);) {}
-        }
-        ++now_;
+                const auto t0 = clock_type::now();
+                s.tick(in);
+                client0_timer->seconds += seconds(t0, clock_type::now());
+                ++client0_timer->ticks;
+                return false;
+            });
     }
-    void run(std::uint64_t ms) {
-        for (std::uint64_t i = 0; i < ms; ++i) step_ms();
-    }
+    void run(std::uint64_t ms) { m_.run(ms); }
 
     struct traffic {
         std::uint64_t bytes_up = 0, bytes_down = 0;           // sim_network counters (all channels)
@@ -244,14 +194,14 @@ public:
     /// @brief Totals over all clients.
     [[nodiscard]] traffic totals() const {
         traffic t;
-        for (std::size_t i = 0; i < clients_.size(); ++i) {
-            t.bytes_up += net_.bytes_up(i);
-            t.bytes_down += net_.bytes_down(i);
+        for (std::size_t i = 0; i < m_.clients.size(); ++i) {
+            t.bytes_up += m_.net.bytes_up(i);
+            t.bytes_down += m_.net.bytes_down(i);
             const auto peer = static_cast<retcon::peer_id>(i);
             for (std::uint8_t ch = 0; ch < retcon::wire::channel_count; ++ch) {
                 const auto channel = static_cast<retcon::wire::channel>(ch);
-                const auto up = clients_[i]->t->sent(0, channel);
-                const auto down = server_t_->sent(peer, channel);
+                const auto up = m_.clients[i]->counted->sent(0, channel);
+                const auto down = m_.server_counted->sent(peer, channel);
                 if (channel == retcon::wire::channel::inputs) {
                     t.input_packets_up += up.packets;
                     t.input_bytes_up += up.bytes;
@@ -267,23 +217,16 @@ public:
     }
 
     [[nodiscard]] bool all_running() const {
-        for (const auto &c : clients_)
+        for (const auto &c : m_.clients)
             if (c->session->state() != retcon::client_state::running) return false;
         return true;
     }
-    [[nodiscard]] const retcon::client_session &client(std::size_t i) const { return *clients_[i]->session; }
-    [[nodiscard]] const retcon::server_session &server() const { return *server_; }
-    [[nodiscard]] std::size_t clients() const { return clients_.size(); }
+    [[nodiscard]] const retcon::client_session &client(std::size_t i) const { return *m_.clients[i]->session; }
+    [[nodiscard]] const retcon::server_session &server() const { return *m_.server; }
+    [[nodiscard]] std::size_t clients() const { return m_.clients.size(); }
 
 private:
-    retcon::sim_network net_;
-    retcon::session_config config_;
-    bot_kind kind_;
-    retcon::world server_world_{retcon::test::game_schema()};
-    std::unique_ptr<counting_transport> server_t_;
-    std::unique_ptr<retcon::server_session> server_;
-    std::vector<std::unique_ptr<match_client>> clients_;
-    std::uint64_t now_ = 1;
+    retcon::test::sim_match m_;
 };
 
 /// 100 ms round trip (50 ms each way), 5% loss of unreliable packets each way.

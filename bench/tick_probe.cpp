@@ -1,4 +1,4 @@
-// A seeded 4-player match on the simulated network (the test game of tests/common), run for a
+// A seeded 4-player match on the simulated network (the test game of tests/support), run for a
 // fixed span of virtual time, for instruction counts of the session ticks under callgrind
 // (bench/callgrind_ticks.sh). Instruction counts are stable on a shared, noisy machine, so the
 // figure in docs/benchmarks.md compares builds, not seconds.

@@ -1,4 +1,4 @@
-#include "counting_allocator.hpp"
+#include "common/counting_allocator.hpp"
 
 #include <atomic>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "misuse.hpp"
+#include "common/misuse.hpp"
 
 namespace retcon::test {
 namespace {
