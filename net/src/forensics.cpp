@@ -1,8 +1,36 @@
 #include "forensics.hpp"
 
 #include <retcon/ecs/entity.hpp>
+#include <retcon/snapshot/hash.hpp>
 
 namespace retcon::internal {
+
+const world_image *checksum_record::image_after(frame_t frame, const schema &schema, const frame_ring &inputs,
+                                                const step_function &step, std::size_t players, std::size_t input_size,
+                                                std::string &why) {
+    const world_image *base = base_for(frame, inputs);
+    const auto recorded = hash_after(frame);
+    if (!base || !recorded) {
+        why = "server snapshot of that frame no longer held";
+        return nullptr;
+    }
+    const frame_t from = static_cast<frame_t>(base->frame() - 1u); // images hold the world after their frame
+    if (from == frame) return base;
+    const std::string failed = "server could not rebuild its snapshot of that frame";
+    if (!rebuild_world_) rebuild_world_.emplace(schema);
+    world &rw = *rebuild_world_;
+    if (auto r = restore(rw, *base); !r) {
+        why = failed + " (" + r.message() + ")";
+        return nullptr;
+    }
+    for (frame_t g = from + 1u; g <= frame; ++g) step(rw, frame_inputs{g, players, input_size, inputs.get(g)});
+    if (hash(rw) != *recorded) {
+        why = failed + " (non-deterministic step?)";
+        return nullptr;
+    }
+    save(rw, rebuilt_, frame + 1u);
+    return &rebuilt_;
+}
 
 divergence name_divergence(const snapshot_diff &d, const std::string &first, const std::string &second,
                            std::size_t max_lines) {

@@ -2,12 +2,19 @@
 #define RETCON_NET_SRC_FORENSICS_HPP
 
 #include <retcon/ecs/frame.hpp>
+#include <retcon/ecs/step.hpp>
+#include <retcon/ecs/world.hpp>
 #include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/image.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "frame_ring.hpp"
 
 namespace retcon::internal {
 
@@ -62,6 +69,67 @@ public:
 private:
     std::vector<world_image> images_;
     std::vector<frame_t> frames_;
+};
+
+/**
+ * @brief The server's record of its own checksum frames, to verify a client's claim of a
+ * mismatch (docs/net.md, "Desync forensics"): the hash of the world after each of the last
+ * `hash_frames` frames it checksummed, and an image of the world after every `image_every`-th
+ * checksum frame; the world after any checksum frame in between is rebuilt from the image before
+ * it by re-simulating the confirmed inputs, on a world of its own created at the first rebuild.
+ */
+class checksum_record {
+public:
+    /// @brief @p images kept images, one every @p image_every checksum frames; hashes of the
+    /// last @p hash_frames frames.
+    void reset(std::size_t images, std::uint32_t image_every, std::size_t hash_frames = 1024) {
+        kept_.reset(images);
+        image_every_ = image_every;
+        hashes_.reset(hash_frames, sizeof(std::uint64_t));
+    }
+
+    /// @brief @p w is the world after checksum frame @p frame, the @p n -th checksum frame, whose
+    /// hash is @p h.
+    void note(const world &w, frame_t frame, std::uint64_t n, std::uint64_t h) {
+        std::memcpy(hashes_.put(frame), &h, sizeof h);
+        if (n % image_every_ == 0) save(w, kept_.hold(static_cast<std::size_t>(n / image_every_), frame), frame + 1u);
+    }
+
+    /// @brief The hash recorded after @p frame, if it was a checksum frame still held.
+    [[nodiscard]] std::optional<std::uint64_t> hash_after(frame_t frame) const noexcept {
+        const std::byte *h = hashes_.get(frame);
+        if (!h) return std::nullopt;
+        std::uint64_t v;
+        std::memcpy(&v, h, sizeof v);
+        return v;
+    }
+
+    /// @brief The kept image a rebuild of the world after @p frame starts from: the newest one at
+    /// or before it, if @p inputs (the confirmed records) still hold every frame after it up to
+    /// @p frame. Null when there is none: the server no longer holds that frame.
+    [[nodiscard]] const world_image *base_for(frame_t frame, const frame_ring &inputs) const noexcept {
+        frame_t from = 0;
+        const world_image *base = kept_.newest_at_or_before(frame, from);
+        if (!base) return nullptr;
+        for (frame_t g = from + 1u; g <= frame; ++g)
+            if (!inputs.has(g)) return nullptr;
+        return base;
+    }
+
+    /// @brief The world after @p frame: a kept image, or one rebuilt with @p step from the kept
+    /// image before it and the confirmed records in @p inputs (@p players slots of @p input_size
+    /// bytes), checked against the hash recorded for @p frame. Null, with the reason in @p why,
+    /// when it cannot. @p schema is the live world's. Valid until the next call.
+    const world_image *image_after(frame_t frame, const schema &schema, const frame_ring &inputs,
+                                   const step_function &step, std::size_t players, std::size_t input_size,
+                                   std::string &why);
+
+private:
+    kept_images kept_;
+    std::uint32_t image_every_ = 1;
+    frame_ring hashes_;
+    std::optional<world> rebuild_world_;
+    world_image rebuilt_;
 };
 
 /// @brief What differs between two images of one frame, named two ways from one walk of the

@@ -88,14 +88,9 @@ struct server_session::impl final : transport_handler {
     std::vector<std::uint64_t> slot_left_at; // order in which slots were abandoned (slot_departures)
     std::uint64_t slot_departures = 0;
     std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    internal::frame_ring history;
-    internal::frame_ring hashes;
-    // Desync forensics (docs/net.md): an image of the world after every forensic_interval-th
-    // checksum frame, in a ring; the frames between are rebuilt from it and `history` when an
-    // upload needs them, on a scratch world created at the first rebuild.
-    internal::kept_images forensic;
-    std::optional<world> rebuild_world;
-    world_image scratch; // a snapshot being sent, or a rebuilt image being compared (done within one call)
+    internal::frame_ring history; // the confirmed record of each recent frame
+    internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
+    world_image outgoing; // the snapshot being sent (within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
@@ -134,9 +129,9 @@ struct server_session::impl final : transport_handler {
         if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
-        hashes.reset(1024, 8);
         const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
-        forensic.reset(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval));
+        checksums.reset(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval),
+                        opt.forensic_interval);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
@@ -234,8 +229,8 @@ struct server_session::impl final : transport_handler {
     }
 
     void send_snapshot(conn &c) {
-        save(w, scratch, next_frame);
-        const auto file = encode_snapshot_file(scratch, w.get_schema(), 1);
+        save(w, outgoing, next_frame);
+        const auto file = encode_snapshot_file(outgoing, w.get_schema(), 1);
         internal::send_snapshot_chunks(transfer_id++, next_frame, file,
                                 [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
         c.sync_frame = next_frame;
@@ -408,49 +403,6 @@ struct server_session::impl final : transport_handler {
         if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
     }
 
-    /// The kept image a rebuild of the world after @p frame starts from: the newest one at or
-    /// before it, if `history` still holds the inputs of every frame after it up to @p frame.
-    /// Null when there is none (the server's snapshot of that frame is no longer held).
-    const world_image *rebuild_base(frame_t frame) const {
-        frame_t from = 0;
-        const world_image *base = forensic.newest_at_or_before(frame, from);
-        if (!base) return nullptr;
-        for (frame_t g = from + 1u; g <= frame; ++g)
-            if (!history.has(g)) return nullptr;
-        return base;
-    }
-
-    /// The server's image of the world after @p frame, to compare with an upload: a kept image,
-    /// or one rebuilt from the kept image before it by re-simulating the confirmed inputs in
-    /// `history` on the scratch world, checked against the hash recorded for @p frame
-    /// (docs/net.md, "Desync forensics"). Null, with the reason in @p why, when it cannot.
-    const world_image *own_image(frame_t frame, std::string &why) {
-        const world_image *base = rebuild_base(frame);
-        const std::byte *recorded = hashes.get(frame);
-        if (!base || !recorded) {
-            why = "server snapshot of that frame no longer held";
-            return nullptr;
-        }
-        const frame_t from = static_cast<frame_t>(base->frame() - 1u); // images hold the world after their frame
-        if (from == frame) return base;
-        const std::string failed = "server could not rebuild its snapshot of that frame";
-        if (!rebuild_world) rebuild_world.emplace(w.get_schema());
-        world &rw = *rebuild_world;
-        if (auto r = restore(rw, *base); !r) {
-            why = failed + " (" + r.message() + ")";
-            return nullptr;
-        }
-        for (frame_t g = from + 1u; g <= frame; ++g) step(rw, frame_inputs{g, players, isz, history.get(g)});
-        std::uint64_t expected;
-        std::memcpy(&expected, recorded, 8);
-        if (hash(rw) != expected) {
-            why = failed + " (non-deterministic step?)";
-            return nullptr;
-        }
-        save(rw, scratch, frame + 1u);
-        return &scratch;
-    }
-
     /// The largest upload accepted for a frame whose nearest kept image is @p own: a small
     /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
     std::size_t upload_cap(const world_image &own) const {
@@ -483,18 +435,16 @@ struct server_session::impl final : transport_handler {
         // A resync is on its way: claims until it lands stem from the same divergence.
         if (c.resync_due) return;
         if (c.last_checksum_frame != no_frame && frame <= c.last_checksum_frame) return;
-        const std::byte *mine = hashes.get(frame);
-        if (!mine || frame < c.sync_frame) return;
+        const auto expected = checksums.hash_after(frame);
+        if (!expected || frame < c.sync_frame) return;
         c.last_checksum_frame = frame;
-        std::uint64_t expected;
-        std::memcpy(&expected, mine, 8);
-        if (expected == h) return;
+        if (*expected == h) return;
         // Only an upload that differs from the server's own image makes a desync verified; a
         // claim alone costs the server one rate-limited snapshot at most. The image of that
         // frame is rebuilt when the upload is complete; the kept image it starts from sizes
         // the upload's cap.
         std::string unverified;
-        const world_image *own = rebuild_base(frame);
+        const world_image *own = checksums.base_for(frame, history);
         std::size_t cap = 0;
         if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
         else if (c.uploads >= opt.max_uploads_per_client) unverified = "upload quota used";
@@ -543,7 +493,7 @@ struct server_session::impl final : transport_handler {
         const world_image *own = nullptr;
         bool verified = false;
         if (!theirs) names = "client snapshot unreadable: " + theirs.message();
-        else if ((own = own_image(frame, names)) != nullptr) {
+        else if ((own = checksums.image_after(frame, w.get_schema(), history, step, players, isz, names)) != nullptr) {
             auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
             if (d) {
                 names = internal::name_divergence(*d, "the server's", "the client's").summary;
@@ -654,13 +604,7 @@ struct server_session::impl final : transport_handler {
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
         if (checksum || recorder || recording) h = hash(w);
-        if (checksum) {
-            std::memcpy(hashes.put(f), &h, 8);
-            // An image every forensic_interval checksum frames; the rest are rebuilt on demand.
-            if (const frame_t n = f / cfg.checksum_interval; n % opt.forensic_interval == 0) {
-                save(w, forensic.hold(n / opt.forensic_interval, f), f + 1u);
-            }
-        }
+        if (checksum) checksums.note(w, f, f / cfg.checksum_interval, h);
         record(fi, h);
         if (recorder) recorder(fi, w, h);
         ++next_frame;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -319,4 +320,89 @@ TEST_CASE("the server's desync text is name_divergence's summary of the server's
     const auto d2 = diff(save(server, 30), server.get_schema(), save(scored, 30), scored.get_schema());
     REQUIRE(d2.ok());
     CHECK(name_divergence(*d2, "the server's", "the client's").summary == "resources");
+}
+
+namespace {
+
+constexpr std::size_t rec_players = 2;
+constexpr std::size_t rec_isz = sizeof(game_input);
+
+/// Confirmed records of both players present, slot 0 moving right and firing every 4th frame.
+void put_record(internal::frame_ring &records, frame_t f) {
+    std::byte *r = records.put(f);
+    r[0] = r[1] = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+    const game_input in0{1, 0, static_cast<std::uint8_t>(f % 4 == 0), 0}, in1{0, 1, 0, 0};
+    std::memcpy(r + rec_players, &in0, rec_isz);
+    std::memcpy(r + rec_players + rec_isz, &in1, rec_isz);
+}
+
+/// A server-like run of @p frames frames: every frame confirmed in @p records and stepped,
+/// checksum frames every 2 noted in @p record (an image every 3rd checksum frame); the hash
+/// after each frame in @p hashes.
+void run_server(world &w, frame_t frames, internal::frame_ring &records, internal::checksum_record &record,
+                std::vector<std::uint64_t> &hashes, const step_function &step) {
+    for (frame_t f = 0; f < frames; ++f) {
+        put_record(records, f);
+        step(w, frame_inputs{f, rec_players, rec_isz, records.get(f)});
+        hashes.push_back(hash(w));
+        if (f % 2 == 0) record.note(w, f, f / 2, hashes.back());
+    }
+}
+
+} // namespace
+
+TEST_CASE("checksum_record keeps hashes and every n-th image, and rebuilds the frames between bit for bit",
+          "[net][parts][forensics]") {
+    const step_function step{step_game};
+    world w = game_world(3);
+    internal::frame_ring records;
+    records.reset(64, frame_inputs::record_size(rec_players, rec_isz));
+    internal::checksum_record record;
+    record.reset(4, 3);
+    std::vector<std::uint64_t> hashes;
+    run_server(w, 20, records, record, hashes, step);
+
+    CHECK(record.hash_after(10) == hashes[10]);
+    CHECK_FALSE(record.hash_after(11).has_value()); // not a checksum frame
+
+    // Frame 12 is the 6th checksum frame: an image was kept. Frame 16 (the 8th) is rebuilt
+    // from frame 12's image and the records of frames 13..16.
+    std::string why;
+    const world_image *kept = record.image_after(12, w.get_schema(), records, step, rec_players, rec_isz, why);
+    REQUIRE(kept != nullptr);
+    CHECK(kept->frame() == 13u);
+    CHECK(hash(*kept) == hashes[12]);
+    const world_image *rebuilt = record.image_after(16, w.get_schema(), records, step, rec_players, rec_isz, why);
+    REQUIRE(rebuilt != nullptr);
+    CHECK(why.empty());
+    CHECK(rebuilt->frame() == 17u);
+    CHECK(hash(*rebuilt) == hashes[16]);
+    CHECK(record.base_for(16, records) == kept);
+}
+
+TEST_CASE("checksum_record says why it cannot give the world after a frame", "[net][parts][forensics]") {
+    const step_function step{step_game};
+    world w = game_world(3);
+    internal::frame_ring records;
+    records.reset(64, frame_inputs::record_size(rec_players, rec_isz));
+    internal::checksum_record record;
+    record.reset(4, 3);
+    std::vector<std::uint64_t> hashes;
+    run_server(w, 20, records, record, hashes, step);
+    std::string why;
+
+    SECTION("a frame whose records are gone has no base") {
+        records.put(14 + 64); // takes frame 14's slot: the inputs between frame 12 and 16 are incomplete
+        CHECK(record.base_for(16, records) == nullptr);
+        CHECK(record.image_after(16, w.get_schema(), records, step, rec_players, rec_isz, why) == nullptr);
+        CHECK(why == "server snapshot of that frame no longer held");
+    }
+    SECTION("a step that does not repeat itself is caught by the recorded hash") {
+        const step_function other{[](world &x, const frame_inputs &in) {
+            step_game(x, in);
+            x.emplace<ship_pos>(x.create(), 1, 1); // not what the server's step did
+        }};
+        CHECK(record.image_after(16, w.get_schema(), records, other, rec_players, rec_isz, why) == nullptr);
+        CHECK(why == "server could not rebuild its snapshot of that frame (non-deterministic step?)");
+    }
 }
