@@ -53,6 +53,7 @@ struct replay_reader::impl {
     mutable world_image next;
     mutable std::vector<std::byte> delta_bytes;
     mutable internal::keyframe_delta delta;
+    mutable internal::zstd_codec codec; // reused for every chunk, while opening and after
 
     /// The record of @p frame; a frame outside the replay is misuse (reported as @p what).
     const std::byte *record_of(frame_t frame, const char *what) const;
@@ -322,7 +323,7 @@ result<void> replay_reader::impl::check_chunk_size(std::uint64_t offset, std::si
 result<void> replay_reader::impl::decode_chunk(std::uint64_t offset, std::span<std::byte> raw) const {
     const auto at = chunk_at(offset);
     const chunk_header h = internal::read_chunk_header(at);
-    if (auto d = internal::decompress(internal::chunk_payload(at, h), raw,
+    if (auto d = codec.decompress(internal::chunk_payload(at, h), raw,
                                       at_byte(name, offset + internal::chunk_header_size) + "chunk");
         !d)
         return d;

@@ -19,7 +19,8 @@ using internal::chunk_kind;
 
 struct replay_writer::impl {
     internal::append_file file;
-    internal::keyframe_delta delta;
+    internal::zstd_codec codec;     // reused for every chunk
+    internal::keyframe_delta delta; // reused for every delta keyframe
     replay_settings settings;
     std::uint64_t start_frame = 0;
     std::uint64_t next_frame = 0;
@@ -46,7 +47,7 @@ struct replay_writer::impl {
     }
 
     result<void> write_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count, std::span<const std::byte> payload) {
-        internal::compress(payload, settings.level, compressed);
+        codec.compress(payload, settings.level, compressed);
         internal::encode_chunk(out, kind, frame, count, payload, compressed);
         index.push_back(internal::index_entry{kind, frame, file.size()});
         return file.append(out); // one write per chunk: a crash leaves at most one partial chunk

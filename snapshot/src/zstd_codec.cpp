@@ -2,47 +2,36 @@
 
 #include <zstd.h>
 
-#include <memory>
 #include <string>
 
 namespace retcon::internal {
 
-namespace {
-struct cctx_deleter {
-    void operator()(ZSTD_CCtx *c) const noexcept { ZSTD_freeCCtx(c); }
-};
-struct dctx_deleter {
-    void operator()(ZSTD_DCtx *d) const noexcept { ZSTD_freeDCtx(d); }
-};
-ZSTD_CCtx *cctx() {
-    thread_local std::unique_ptr<ZSTD_CCtx, cctx_deleter> c{ZSTD_createCCtx()};
-    return c.get();
-}
-ZSTD_DCtx *dctx() {
-    thread_local std::unique_ptr<ZSTD_DCtx, dctx_deleter> d{ZSTD_createDCtx()};
-    return d.get();
-}
+void zstd_codec::cctx_deleter::operator()(ZSTD_CCtx_s *c) const noexcept { ZSTD_freeCCtx(c); }
+void zstd_codec::dctx_deleter::operator()(ZSTD_DCtx_s *d) const noexcept { ZSTD_freeDCtx(d); }
 
-void compress_impl(std::span<const std::byte> src, std::span<const std::byte> prefix, int level,
-                   std::vector<std::byte> &out) {
-    ZSTD_CCtx *c = cctx();
+zstd_codec::zstd_codec() noexcept = default;
+zstd_codec::zstd_codec(zstd_codec &&) noexcept = default;
+zstd_codec &zstd_codec::operator=(zstd_codec &&) noexcept = default;
+zstd_codec::~zstd_codec() = default;
+
+void zstd_codec::compress(std::span<const std::byte> src, int level, std::vector<std::byte> &out) {
+    if (!cctx_) cctx_.reset(ZSTD_createCCtx());
+    ZSTD_CCtx *c = cctx_.get();
     ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
     ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0); // retcon checksums the content itself
-    if (!prefix.empty()) ZSTD_CCtx_refPrefix(c, prefix.data(), prefix.size());
     out.resize(ZSTD_compressBound(src.size()));
     const std::size_t n = ZSTD_compress2(c, out.data(), out.size(), src.data(), src.size());
     RETCON_ASSERT(!ZSTD_isError(n), "zstd compression into a compressBound buffer failed");
     out.resize(ZSTD_isError(n) ? 0 : n);
 }
 
-result<void> decompress_impl(std::span<const std::byte> src, std::span<const std::byte> prefix,
-                             std::span<std::byte> dst, const std::string &what) {
+result<void> zstd_codec::decompress(std::span<const std::byte> src, std::span<std::byte> dst, const std::string &what) {
     if (auto r = check_content_size(src, dst.size(), what); !r) return r;
-    ZSTD_DCtx *d = dctx();
+    if (!dctx_) dctx_.reset(ZSTD_createDCtx());
+    ZSTD_DCtx *d = dctx_.get();
     ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters);
-    if (!prefix.empty()) ZSTD_DCtx_refPrefix(d, prefix.data(), prefix.size());
     const std::size_t n = ZSTD_decompressDCtx(d, dst.data(), dst.size(), src.data(), src.size());
     if (ZSTD_isError(n)) return {errc::decompress, what + ": zstd: " + ZSTD_getErrorName(n)};
     if (n != dst.size())
@@ -50,7 +39,6 @@ result<void> decompress_impl(std::span<const std::byte> src, std::span<const std
                                       std::to_string(dst.size())};
     return {};
 }
-} // namespace
 
 result<void> check_content_size(std::span<const std::byte> src, std::uint64_t expected, const std::string &what) {
     const unsigned long long declared = ZSTD_getFrameContentSize(src.data(), src.size());
@@ -62,21 +50,6 @@ result<void> check_content_size(std::span<const std::byte> src, std::uint64_t ex
         return {errc::too_large, what + ": zstd frame declares " + std::to_string(declared) + " bytes, expected " +
                                      std::to_string(expected)};
     return {};
-}
-
-void compress(std::span<const std::byte> src, int level, std::vector<std::byte> &out) {
-    compress_impl(src, {}, level, out);
-}
-void compress_with_prefix(std::span<const std::byte> src, std::span<const std::byte> prefix, int level,
-                          std::vector<std::byte> &out) {
-    compress_impl(src, prefix, level, out);
-}
-result<void> decompress(std::span<const std::byte> src, std::span<std::byte> dst, const std::string &what) {
-    return decompress_impl(src, {}, dst, what);
-}
-result<void> decompress_with_prefix(std::span<const std::byte> src, std::span<const std::byte> prefix,
-                                    std::span<std::byte> dst, const std::string &what) {
-    return decompress_impl(src, prefix, dst, what);
 }
 
 } // namespace retcon::internal
