@@ -39,10 +39,7 @@ struct client_session::impl final : transport_handler {
     internal::rollback rollback;
     internal::input_queue inputs;
     frame_t current = 0;
-    frame_t next_checksum = 0;
-    frame_t pending_checksum_frame = no_frame;
-    std::uint64_t pending_checksum = 0;
-    int checksum_sends = 0;
+    internal::checksum_reports checksums; // hashes for the server, images for an upload
     bool stalled = false;
     std::uint32_t presence = 0;            // present bit per slot in the last confirmed frame
     bool have_presence = false;
@@ -65,7 +62,6 @@ struct client_session::impl final : transport_handler {
     frame_t last_packet_server_frame = 0;
 
     internal::snapshot_receiver transfer{wire::limits::max_snapshot};
-    internal::kept_images forensic; // the world after recent checksum frames, for uploads
     std::function<void(frame_t, std::uint64_t)> hash_cb;
     std::function<void(world &)> corrupt;
 
@@ -78,7 +74,7 @@ struct client_session::impl final : transport_handler {
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
           rollback{std::size_t{cfg.prediction_window} + 2u} {
         internal::check_config(cfg, internal::config_side::client);
-        forensic.reset(forensic_slots);
+        checksums.reset(cfg.checksum_interval, forensic_slots);
         isz = cfg.input_size;
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(
@@ -258,7 +254,8 @@ struct client_session::impl final : transport_handler {
         }
         const frame_t f = *at;
         const bool first = state == client_state::loading;
-        current = next_checksum = f;
+        current = f;
+        checksums.restart(f);
         inputs.restart(f, f + delay.frames());
         have_presence = false;
         rollback.clear();
@@ -334,7 +331,7 @@ struct client_session::impl final : transport_handler {
     }
 
     bool upload_forensic(frame_t frame) {
-        const world_image *image = forensic.after(frame);
+        const world_image *image = checksums.image_after(frame);
         if (!image) return false;
         const auto file = encode_snapshot_file(*image, w.get_schema(), 1);
         internal::send_snapshot_chunks(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
@@ -359,26 +356,11 @@ struct client_session::impl final : transport_handler {
     }
 
     void compute_checksums() {
-        if (cfg.checksum_interval == 0) {
-            next_checksum = inputs.confirmed_end();
-            return;
-        }
-        for (; next_checksum < inputs.confirmed_end() && next_checksum + 1u <= current; ++next_checksum) {
-            const frame_t f = next_checksum;
-            if (f % cfg.checksum_interval != 0) continue;
-            // The world after f: the live world if f was the last frame simulated, else the
-            // rollback's image of the start of f + 1.
-            const world_image *start_of_next = f + 1u == current ? nullptr : rollback.find(f + 1u);
-            if (f + 1u != current && !start_of_next) continue;
-            world_image &kept = forensic.hold(f / cfg.checksum_interval, f);
-            if (start_of_next) kept = *start_of_next;
-            else save(w, kept, f + 1u);
-            const std::uint64_t h = hash(kept);
-            pending_checksum_frame = f;
-            pending_checksum = h;
-            checksum_sends = 3;
-            if (hash_cb) hash_cb(f, h);
-        }
+        checksums.advance(
+            inputs.confirmed_end(), w, current, [this](frame_t f) { return rollback.find(f); },
+            [this](frame_t f, std::uint64_t h) {
+                if (hash_cb) hash_cb(f, h);
+            });
     }
 
     bool tick(std::span<const std::byte> input) {
@@ -439,12 +421,13 @@ struct client_session::impl final : transport_handler {
     /// (never 0, which means "no echo"), and the pending checksum (sent three times) if the
     /// server asked for checksums in its welcome.
     void stamp_feedback() {
-        const bool report = report_checksums && checksum_sends > 0;
+        frame_t frame = no_frame;
+        std::uint64_t h = 0;
+        const bool report = checksums.next_report(frame, h) && report_checksums;
         imsg.ack_confirmed = inputs.confirmed_end();
         imsg.client_time_ms = static_cast<std::uint32_t>(now) | 1u;
-        imsg.checksum_frame = report ? pending_checksum_frame : no_frame;
-        imsg.checksum = report ? pending_checksum : 0;
-        if (checksum_sends > 0) --checksum_sends;
+        imsg.checksum_frame = report ? frame : no_frame;
+        imsg.checksum = report ? h : 0;
     }
 
     void send_inputs() {

@@ -5,6 +5,7 @@
 #include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
 #include <retcon/snapshot/diff.hpp>
+#include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
 
 #include <cstddef>
@@ -69,6 +70,72 @@ public:
 private:
     std::vector<world_image> images_;
     std::vector<frame_t> frames_;
+};
+
+/**
+ * @brief The client's side of checksums (docs/net.md, "Desync forensics"): the hash of the world
+ * after each confirmed checksum frame, reported to the server in the next three input messages
+ * (a lost packet does not lose it), and the image behind it kept for an upload the server may
+ * ask for.
+ */
+class checksum_reports {
+public:
+    /// @brief Checksums every @p interval frames (0: none), keeping the last @p images images.
+    void reset(std::uint32_t interval, std::size_t images) {
+        interval_ = interval;
+        kept_.reset(images);
+    }
+    /// @brief A snapshot was loaded at @p frame: checksums resume there.
+    void restart(frame_t frame) noexcept { next_ = frame; }
+
+    /**
+     * @brief Hashes every checksum frame not yet hashed that is confirmed (before
+     * @p confirmed_end) and simulated (before @p current, the frame @p w is at). The world after
+     * frame f is @p w itself if f + 1 is @p current, else `start_of(f + 1)`, the image the
+     * rollback saved at the start of f + 1 (null if no longer held: f is then skipped).
+     * `on_hash(f, h)` hears each hash.
+     */
+    template<class StartOf, class OnHash>
+    void advance(frame_t confirmed_end, const world &w, frame_t current, StartOf &&start_of, OnHash &&on_hash) {
+        if (interval_ == 0) {
+            next_ = confirmed_end;
+            return;
+        }
+        for (; next_ < confirmed_end && next_ + 1u <= current; ++next_) {
+            const frame_t f = next_;
+            if (f % interval_ != 0) continue;
+            const world_image *start_of_next = f + 1u == current ? nullptr : start_of(f + 1u);
+            if (f + 1u != current && !start_of_next) continue;
+            world_image &kept = kept_.hold(f / interval_, f);
+            if (start_of_next) kept = *start_of_next;
+            else save(w, kept, f + 1u);
+            pending_frame_ = f;
+            pending_ = hash(kept);
+            sends_ = 3;
+            on_hash(f, pending_);
+        }
+    }
+
+    /// @brief The report for the next input message: the frame and hash to send three times,
+    /// or false when there is none. Each call uses one of the three.
+    bool next_report(frame_t &frame, std::uint64_t &h) noexcept {
+        if (sends_ == 0) return false;
+        --sends_;
+        frame = pending_frame_;
+        h = pending_;
+        return true;
+    }
+
+    /// @brief The image of the world after @p frame, if still kept (for an upload).
+    [[nodiscard]] const world_image *image_after(frame_t frame) const noexcept { return kept_.after(frame); }
+
+private:
+    std::uint32_t interval_ = 0;
+    kept_images kept_;
+    frame_t next_ = 0;
+    frame_t pending_frame_ = no_frame;
+    std::uint64_t pending_ = 0;
+    int sends_ = 0;
 };
 
 /**

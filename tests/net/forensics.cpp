@@ -406,3 +406,70 @@ TEST_CASE("checksum_record says why it cannot give the world after a frame", "[n
         CHECK(why == "server could not rebuild its snapshot of that frame (non-deterministic step?)");
     }
 }
+
+TEST_CASE("checksum_reports hashes confirmed, simulated checksum frames once and reports each in three messages",
+          "[net][parts][forensics]") {
+    world w = game_world(2);
+    internal::checksum_reports reports;
+    reports.reset(4, 8);
+    reports.restart(0);
+    std::vector<std::pair<frame_t, std::uint64_t>> heard;
+    const auto on_hash = [&](frame_t f, std::uint64_t h) { heard.emplace_back(f, h); };
+    world_image start_of_5 = save(w, 5); // stands for the rollback's image of the start of frame 5
+    const auto start_of = [&](frame_t f) { return f == 5 ? &start_of_5 : nullptr; };
+
+    // At frame 5 with frames before 3 confirmed: frame 0 only (4 is not confirmed yet).
+    reports.advance(3, w, 5, start_of, on_hash);
+    CHECK(heard.empty()); // frame 0: the world after it is no longer held (start_of(1) is null): skipped
+    // Confirmed through 9, simulated to 9: frame 4 from the image of the start of 5, frame 8 from
+    // the live world (8 + 1 is the current frame).
+    reports.advance(9, w, 9, start_of, on_hash);
+    REQUIRE(heard.size() == 2);
+    CHECK(heard[0] == std::make_pair(frame_t{4}, hash(start_of_5)));
+    CHECK(heard[1].first == 8u);
+    CHECK(heard[1].second == hash(w));
+    const world_image *after_8 = reports.image_after(8);
+    CHECK((after_8 != nullptr && after_8->frame() == 9u));
+    CHECK(reports.image_after(4) != nullptr);
+    CHECK(reports.image_after(0) == nullptr);
+
+    frame_t f = 0;
+    std::uint64_t h = 0;
+    for (int i = 0; i < 3; ++i) {
+        REQUIRE(reports.next_report(f, h)); // the newest hash, three times
+        CHECK(f == 8u);
+        CHECK(h == hash(w));
+    }
+    CHECK_FALSE(reports.next_report(f, h));
+    reports.advance(9, w, 9, start_of, on_hash); // nothing new: no second hash of the same frame
+    CHECK(heard.size() == 2);
+}
+
+TEST_CASE("checksum_reports with interval 0 hashes nothing, and a skipped frame keeps the image it replaced",
+          "[net][parts][forensics]") {
+    world w = game_world(2);
+    std::size_t heard = 0;
+    const auto on_hash = [&](frame_t, std::uint64_t) { ++heard; };
+    const auto nothing_held = [](frame_t) -> const world_image * { return nullptr; };
+
+    internal::checksum_reports none;
+    none.reset(0, 8);
+    none.restart(0);
+    none.advance(100, w, 100, nothing_held, on_hash);
+    CHECK(heard == 0);
+    frame_t f = 0;
+    std::uint64_t h = 0;
+    CHECK_FALSE(none.next_report(f, h));
+
+    // Two image slots: frames 0 and 2 share slot 0. Frame 2 cannot be hashed (its image is gone),
+    // so frame 0's image stays for an upload.
+    internal::checksum_reports two;
+    two.reset(1, 2);
+    two.restart(0);
+    two.advance(1, w, 1, nothing_held, on_hash); // frame 0 from the live world
+    REQUIRE(heard == 1);
+    two.advance(4, w, 4, nothing_held, on_hash); // frame 2: not held; frame 3: live
+    CHECK(heard == 2);
+    CHECK(two.image_after(0) != nullptr);
+    CHECK(two.image_after(2) == nullptr);
+}
