@@ -16,6 +16,7 @@
 #include "frame_ring.hpp"
 #include "rate_meter.hpp"
 #include "slot_inputs.hpp"
+#include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
 #include "time_sync.hpp"
 
@@ -77,16 +78,8 @@ struct server_session::impl final : transport_handler {
     std::uint64_t now = 0;
 
     std::map<peer_id, conn> conns;
-    std::vector<peer_id> slot_owner;
+    internal::slot_table slots;   // who holds each player slot
     internal::slot_inputs inputs; // each slot's inputs, and the record confirmed for each frame
-    std::vector<reconnect_token> slot_token;
-    // Who holds each slot, as server_options::admission said (0: nobody said; open servers).
-    std::vector<std::uint64_t> slot_player;
-    // A slot's upload quota and false claims outlive its connections: reconnecting with the
-    // token does not reset them (a new player in the slot starts from zero).
-    std::vector<std::uint32_t> slot_uploads, slot_false_claims;
-    std::vector<std::uint64_t> slot_left_at; // order in which slots were abandoned (slot_departures)
-    std::uint64_t slot_departures = 0;
     std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
     internal::frame_ring history; // the confirmed record of each recent frame
     internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
@@ -104,7 +97,6 @@ struct server_session::impl final : transport_handler {
     std::uint64_t refused_suppressed = 0;
 
     std::vector<std::byte> out;
-    std::vector<std::byte> frames_buf;
     wire::input_msg imsg;
     wire::confirmed_msg cmsg;
     bool ended = false;         // end_match was called: no more ticks, goodbyes out
@@ -117,12 +109,7 @@ struct server_session::impl final : transport_handler {
         isz = cfg.input_size;
         rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
-        slot_owner.assign(players, no_peer);
-        slot_token.assign(players, reconnect_token{});
-        slot_player.assign(players, 0);
-        slot_uploads.assign(players, 0);
-        slot_false_claims.assign(players, 0);
-        slot_left_at.assign(players, 0);
+        slots.reset(players);
         if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
@@ -203,10 +190,7 @@ struct server_session::impl final : transport_handler {
         if (it == conns.end()) return;
         conn &c = it->second;
         if (c.active && c.slot >= 0) {
-            slot_owner[static_cast<std::size_t>(c.slot)] = no_peer;
-            slot_uploads[static_cast<std::size_t>(c.slot)] = c.uploads;
-            slot_false_claims[static_cast<std::size_t>(c.slot)] = c.false_claims;
-            slot_left_at[static_cast<std::size_t>(c.slot)] = ++slot_departures;
+            slots.leave(static_cast<std::size_t>(c.slot), c.uploads, c.false_claims);
             emit(session_event_kind::player_left, next_frame, c.slot, why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
@@ -293,42 +277,10 @@ struct server_session::impl final : transport_handler {
             return reject(c, wire::reject_reason::spectators,
                           "no free spectator place (the server allows " + std::to_string(opt.max_spectators) + ")");
         if (!h.spectator) {
-            if (!h.reconnect_token.empty()) {
-                // Every slot is compared (in constant time each): no early exit to time.
-                for (std::size_t s = 0; s < players; ++s)
-                    if (slot_token[s] == h.reconnect_token) slot = static_cast<int>(s);
-                if (slot < 0)
-                    return reject(c, wire::reject_reason::token,
-                                  "reconnect token unknown (its slot went to a new player, or the server restarted)");
-                // Bound to an identity, a token goes back only to its slot's player.
-                if ((adm.slot >= 0 && slot != adm.slot) || slot_player[static_cast<std::size_t>(slot)] != adm.player_id)
-                    return reject(c, wire::reject_reason::token,
-                                  "reconnect token belongs to another player or slot than the join token's");
-                // The token's owner is back, so a connection still holding the slot is stale (a
-                // crashed client the server has not yet noticed): it goes at once.
-                const peer_id stale = slot_owner[static_cast<std::size_t>(slot)];
-                if (stale != no_peer && stale != c.peer) drop(stale, "replaced by a reconnection with its token", true);
-            } else if (adm.slot >= 0) {
-                slot = adm.slot;
-                const peer_id holder = slot_owner[static_cast<std::size_t>(slot)];
-                if (holder != no_peer && holder != c.peer) {
-                    // The same player with a fresh join token (a lobby re-issued one): its old
-                    // connection is stale. Anyone else: the slot is taken.
-                    if (adm.player_id == 0 || slot_player[static_cast<std::size_t>(slot)] != adm.player_id)
-                        return reject(c, wire::reject_reason::full, "slot " + std::to_string(slot) + " is taken");
-                    drop(holder, "replaced by the same player with a new join token", true);
-                }
-            } else {
-                for (std::size_t s = 0; s < players && slot < 0; ++s)
-                    if (slot_owner[s] == no_peer && slot_token[s].empty()) slot = static_cast<int>(s);
-                // Else the slot abandoned longest ago: its player is the least likely to return
-                // with its token (which the new player's fresh token then invalidates).
-                const bool never_used_found = slot >= 0;
-                for (std::size_t s = 0; s < players && !never_used_found; ++s)
-                    if (slot_owner[s] == no_peer && (slot < 0 || slot_left_at[s] < slot_left_at[static_cast<std::size_t>(slot)]))
-                        slot = static_cast<int>(s);
-                if (slot < 0) return reject(c, wire::reject_reason::full, "the match is full");
-            }
+            const internal::slot_claim claim = slots.claim(c.peer, h.reconnect_token, adm.slot, adm.player_id);
+            if (claim.slot < 0) return reject(c, claim.refusal, claim.refusal_text);
+            if (claim.replaces != no_peer) drop(claim.replaces, claim.replace_reason, true);
+            slot = claim.slot;
         }
         c.active = true;
         c.slot = slot;
@@ -342,17 +294,12 @@ struct server_session::impl final : transport_handler {
         m.report_checksums = slot >= 0 || opt.verify_spectators;
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
-            slot_owner[s] = c.peer;
+            const auto &taken = slots.take(s, c.peer, !h.reconnect_token.empty(), adm.player_id);
             inputs.assign(s);
-            if (slot_token[s].empty() || h.reconnect_token.empty()) {
-                slot_token[s] = reconnect_token::generate();
-                slot_uploads[s] = slot_false_claims[s] = 0; // a new player
-            }
-            slot_player[s] = adm.player_id;
-            c.uploads = slot_uploads[s];
-            c.false_claims = slot_false_claims[s];
+            c.uploads = taken.uploads;
+            c.false_claims = taken.false_claims;
             m.slot = static_cast<std::uint8_t>(slot);
-            m.token = slot_token[s];
+            m.token = taken.token;
         }
         c.recv_high = next_frame;
         wire::encode(m, out);
@@ -597,8 +544,8 @@ struct server_session::impl final : transport_handler {
         std::byte *r = history.put(f);
         inputs.confirm(
             f, r,
-            [this](std::size_t s) { return slot_owner[s] != no_peer && conns.count(slot_owner[s]) != 0; },
-            [this](std::size_t s) { ++conns.find(slot_owner[s])->second.st.replaced_inputs; });
+            [this](std::size_t s) { return slots[s].owner != no_peer && conns.count(slots[s].owner) != 0; },
+            [this](std::size_t s) { ++conns.find(slots[s].owner)->second.st.replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
         step(w, fi);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
@@ -759,11 +706,11 @@ void server_session::end_match() { impl_->end_match(); }
 bool server_session::finished() const noexcept { return impl_->finished(); }
 frame_t server_session::frame() const noexcept { return impl_->next_frame; }
 int server_session::players() const noexcept {
-    return static_cast<int>(std::count_if(impl_->slot_owner.begin(), impl_->slot_owner.end(), [](peer_id p) { return p != no_peer; }));
+    return static_cast<int>(impl_->slots.occupied());
 }
 session_stats server_session::client_stats(int slot) const {
     if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->players) return {};
-    const auto owner = impl_->slot_owner[static_cast<std::size_t>(slot)];
+    const auto owner = impl_->slots[static_cast<std::size_t>(slot)].owner;
     const auto it = impl_->conns.find(owner);
     return it == impl_->conns.end() ? session_stats{} : it->second.st;
 }
@@ -784,16 +731,11 @@ session_stats server_session::totals() const {
 }
 void server_session::on_confirmed(confirmed_frame_fn fn) { impl_->recorder = std::move(fn); }
 
-bool server_session::knows(const reconnect_token &token) const noexcept {
-    if (token.empty()) return false;
-    bool found = false;
-    for (const auto &t : impl_->slot_token) found = (t == token) || found; // no early exit to time
-    return found;
-}
+bool server_session::knows(const reconnect_token &token) const noexcept { return impl_->slots.knows(token); }
 
 std::uint64_t server_session::slot_player(int slot) const noexcept {
-    return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slot_player.size() ? impl_->slot_player[static_cast<std::size_t>(slot)]
-                                                                                     : 0;
+    return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slots.size() ? impl_->slots[static_cast<std::size_t>(slot)].player
+                                                                               : 0;
 }
 
 } // namespace retcon
