@@ -36,32 +36,35 @@ struct client_session::impl final : transport_handler {
     bool report_checksums = true; // the welcome says (spectators: only when the server verifies them)
     std::size_t players = 0, isz = 0, rec = 0; // players and rec: from the welcome
     std::uint32_t max_frames_per_packet = 1;
-    internal::rollback rollback;
-    internal::input_queue inputs;
-    frame_t current = 0;
+
+    // The parts this session orchestrates (docs/net.md, "Inside the sessions").
+    internal::input_queue inputs;         // confirmed, predicted and local inputs
+    internal::rollback rollback;          // the world at the start of recent frames
+    internal::time_sync clock;            // when the next tick is due
+    internal::round_trip rtt;             // to the server, with its jitter
+    internal::input_delay delay;          // adapts when max_input_delay > input_delay
     internal::checksum_reports checksums; // hashes for the server, images for an upload
+    internal::snapshot_receiver transfer{wire::limits::max_snapshot};
+    internal::rate_meter meter;
+
+    frame_t current = 0;
     bool stalled = false;
     std::uint32_t presence = 0;            // present bit per slot in the last confirmed frame
     bool have_presence = false;
 
     std::deque<session_event> events;
     session_stats st;
-    internal::rate_meter meter;
     std::uint64_t bytes_in = 0, bytes_out = 0;
 
     std::uint64_t now = 0;
     std::uint64_t connect_start = 0;       // first poll: the connect timeout counts from here
     bool transport_up = false;             // the transport reported on_connect
-    internal::time_sync clock;
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
-    internal::input_delay delay;           // adapts when max_input_delay > input_delay
     bool interrupted = false;
-    internal::round_trip rtt;
     std::uint64_t confirmed_packets = 0, confirmed_expected = 0;
     frame_t last_packet_server_frame = 0;
 
-    internal::snapshot_receiver transfer{wire::limits::max_snapshot};
     std::function<void(frame_t, std::uint64_t)> hash_cb;
     std::function<void(world &)> corrupt;
 

@@ -78,11 +78,15 @@ struct server_session::impl final : transport_handler {
     std::uint64_t now = 0;
 
     std::map<peer_id, conn> conns;
-    internal::slot_table slots;   // who holds each player slot
-    internal::slot_inputs inputs; // each slot's inputs, and the record confirmed for each frame
-    std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    internal::frame_ring history; // the confirmed record of each recent frame
+
+    // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
+    // also has its arrival margins, rate meter and upload receiver.
+    internal::slot_table slots;          // who holds each player slot
+    internal::slot_inputs inputs;        // each slot's inputs, and the record confirmed for each frame
+    internal::frame_ring history;        // the confirmed record of each recent frame
     internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
+
+    std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
     world_image outgoing; // the snapshot being sent (within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
