@@ -19,17 +19,6 @@ rm -rf "$run" && mkdir -p "$run"
 dir=$run
 source tests/integration/lib.sh # server_port, wait_for, fail; kills what is in $pids on exit
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-# udp_port PID: the local port of the process's UDP socket, from /proc (retcon-relay does not
-# print the port it took for --listen 0). Only for a process with one UDP socket.
-udp_port() {
-  local inode hex
-  for inode in $(find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n'); do
-    hex=$(awk -v inode="$inode" '$10 == inode { split($2, a, ":"); print a[2] }' /proc/net/udp)
-    [ -n "$hex" ] && { echo $((16#$hex)); return 0; }
-  done
-  return 1
-}
-relay_listening() { relay_port=$(udp_port "$relay"); }
 
 # Port 0 for both: each takes a free port, so parallel runs never collide.
 "$build/demo_server/demo_server" --port 0 --players 4 --duration "$seconds" --record "$run/match.rcr" \
@@ -41,8 +30,7 @@ port=$(server_port "$run/server.log") || exit 1
   --duplicate 0.01 --reorder 0.02 --seed 7 --duration $((seconds + 10)) >"$run/relay.log" 2>&1 &
 relay=$!
 pids+=("$relay")
-relay_port=
-wait_for 10 relay_listening || fail "retcon-relay did not open its port"
+relay_port=$(server_port "$run/relay.log" retcon-relay) || exit 1
 clients=()
 for i in 1 2 3 4; do
   "$build/demo_client/demo_client" --connect "127.0.0.1:$relay_port" --bot --headless --name "bot$i" \

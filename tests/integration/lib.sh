@@ -22,7 +22,7 @@ wait_for() {
 gone() { ! kill -0 "$1" 2>/dev/null; }                       # gone PID: the process has ended
 playing() { grep -q "playing slot" "$1"; }                   # playing LOG: the client has a slot
 slot_of() { sed -n 's/^demo_client .*: playing slot \([0-9]*\)$/\1/p' "$1" | head -n 1; } # slot_of LOG
-# server_port LOG [WHAT]: waits for demo_server's "listening on UDP port N" line and prints N
+# server_port LOG [WHAT]: waits for the "listening on UDP port N" line of demo_server or retcon-relay and prints N
 # (port 0: the server takes a free port and prints it, so parallel runs never collide).
 server_port() {
   # Called as $(server_port ...): a failure reports on stderr, which the capture leaves alone.

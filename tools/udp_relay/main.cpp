@@ -107,6 +107,12 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "retcon-relay: cannot bind 127.0.0.1:%u: %s\n", listen_port, std::strerror(errno));
         return 2;
     }
+    // The port clients connect to: --listen 0 takes a free one, and scripts read it from here.
+    sockaddr_in bound{};
+    socklen_t bound_len = sizeof bound;
+    if (::getsockname(listen_fd, reinterpret_cast<sockaddr *>(&bound), &bound_len) == 0) listen_port = ntohs(bound.sin_port);
+    std::printf("retcon-relay: listening on UDP port %u\n", static_cast<unsigned>(listen_port));
+    std::fflush(stdout);
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
 
