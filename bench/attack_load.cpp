@@ -55,8 +55,10 @@ using load::read_proc;
 std::string rate_text(double bytes_per_s) {
     char buf[64];
     if (bytes_per_s >= 1e6) std::snprintf(buf, sizeof buf, "%.1f MB/s", bytes_per_s / 1e6);
-    else if (bytes_per_s >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB/s", bytes_per_s / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.0f B/s", bytes_per_s);
+    else if (bytes_per_s >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.1f kB/s", bytes_per_s / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f B/s", bytes_per_s);
     return buf;
 }
 
@@ -67,17 +69,18 @@ enum class attack_kind : std::uint8_t { none, resync, resync_players, upload, lo
 struct settings {
     std::string server;
     std::string attack = "none";
-    double seconds = 20;         // attack phase
-    double baseline_s = 5;       // baseline phase
-    std::uint16_t port = 0;      // 0: a free one
-    int players = 0;             // server slots; 0: what the attack needs
-    int attackers = 0;           // 0: the attack's default
-    int spectators = 40;         // lockout: idle spectators
-    int half_open = 60;          // lockout: half-open ENet connections
-    std::uint32_t reopen_ms = 2000;   // lockout: a half-open connection is replaced this often (the server's handshake deadline)
-    std::uint32_t chunk_rate = 300;   // upload: chunks per second per attacker (under the flood limit)
-    std::string server_log;      // demo_server's output, written here
-    bool verbose = false;        // the joining players' events, as they happen
+    double seconds = 20;    // attack phase
+    double baseline_s = 5;  // baseline phase
+    std::uint16_t port = 0; // 0: a free one
+    int players = 0;        // server slots; 0: what the attack needs
+    int attackers = 0;      // 0: the attack's default
+    int spectators = 40;    // lockout: idle spectators
+    int half_open = 60;     // lockout: half-open ENet connections
+    std::uint32_t reopen_ms =
+        2000; // lockout: a half-open connection is replaced this often (the server's handshake deadline)
+    std::uint32_t chunk_rate = 300; // upload: chunks per second per attacker (under the flood limit)
+    std::string server_log;         // demo_server's output, written here
+    bool verbose = false;           // the joining players' events, as they happen
 };
 
 // ------------------------------------------------------------------------------ /proc
@@ -99,8 +102,8 @@ struct phase_record {
     std::string name;
     std::vector<proc_sample> server, self;
     std::uint64_t attacker_bytes_start = 0, attacker_bytes_end = 0;
-    std::map<std::string, std::uint64_t> events;                      // server events by kind
-    std::map<std::string, std::uint64_t> reasons;                     // "kind: reason" for drops and refusals
+    std::map<std::string, std::uint64_t> events;  // server events by kind
+    std::map<std::string, std::uint64_t> reasons; // "kind: reason" for drops and refusals
     [[nodiscard]] double seconds() const {
         return server.size() < 2 ? 0.0 : static_cast<double>(server.back().at_ms - server.front().at_ms) / 1000.0;
     }
@@ -142,8 +145,10 @@ private:
         static constexpr std::string_view listening = "demo_server: listening on UDP port ";
         if (line.rfind(listening, 0) == 0)
             port_ = static_cast<std::uint16_t>(std::strtoul(line.c_str() + listening.size(), nullptr, 10));
-        else if (line.rfind("demo_server: match over", 0) == 0) summary_ = line;
-        else if (const auto event_at = line.find("[frame "); event_at != std::string::npos) { // "match=ID [frame N] ..."
+        else if (line.rfind("demo_server: match over", 0) == 0)
+            summary_ = line;
+        else if (const auto event_at = line.find("[frame ");
+                 event_at != std::string::npos) { // "match=ID [frame N] ..."
             const auto close = line.find("] ", event_at);
             if (close == std::string::npos || !phase) return;
             std::istringstream in{line.substr(close + 2)};
@@ -218,13 +223,13 @@ struct target {
 
 /// What all attackers together did and got.
 struct attack_counters {
-    std::uint64_t bytes_in = 0;  // payload bytes received (all channels, no ENet/UDP headers)
-    std::uint64_t connects = 0;  // transports opened
+    std::uint64_t bytes_in = 0; // payload bytes received (all channels, no ENet/UDP headers)
+    std::uint64_t connects = 0; // transports opened
     std::uint64_t welcomes = 0;
-    std::uint64_t dropped = 0;   // connections closed by the server after a welcome
-    std::uint64_t gave_up = 0;   // no welcome or reject within 3 s
-    std::uint64_t claims = 0;    // checksum mismatches claimed
-    std::uint64_t asked = 0;     // desync notices asking for an upload
+    std::uint64_t dropped = 0; // connections closed by the server after a welcome
+    std::uint64_t gave_up = 0; // no welcome or reject within 3 s
+    std::uint64_t claims = 0;  // checksum mismatches claimed
+    std::uint64_t asked = 0;   // desync notices asking for an upload
     std::uint64_t uploads_sent = 0, upload_bytes = 0, uploads_cut = 0;
     std::uint64_t rejoins = 0;   // upload attackers that left their slot to come back with a fresh quota
     std::uint64_t half_open = 0; // half-open connections opened
@@ -239,8 +244,10 @@ struct upload_sizing {
     void update() {
         constexpr std::uint32_t close_enough = 8u << 10;
         if (refused == 0) next = std::max(next, accepted * 2u);
-        else if (accepted == 0) next = refused / 2u;
-        else next = refused - accepted > close_enough ? accepted + (refused - accepted) / 2u : accepted;
+        else if (accepted == 0)
+            next = refused / 2u;
+        else
+            next = refused - accepted > close_enough ? accepted + (refused - accepted) / 2u : accepted;
         next = std::max<std::uint32_t>(next, 1024u);
     }
     void refused_at(std::uint32_t total) {
@@ -267,8 +274,8 @@ public:
 
     raw_client(const target &t, std::string bind_host, bool spectator, behaviour b, attack_counters &counters,
                upload_sizing *sizing, std::uint32_t chunk_rate, std::uint64_t seed)
-        : target_{t}, bind_{std::move(bind_host)}, spectator_{spectator}, behaviour_{b}, counters_{counters},
-          sizing_{sizing}, chunk_rate_{chunk_rate}, seed_{seed | 1u} {}
+        : target_{t}, bind_{std::move(bind_host)}, spectator_{spectator},
+          behaviour_{b}, counters_{counters}, sizing_{sizing}, chunk_rate_{chunk_rate}, seed_{seed | 1u} {}
     raw_client(const raw_client &) = delete;
     raw_client &operator=(const raw_client &) = delete;
     ~raw_client() override = default;
@@ -434,7 +441,8 @@ private:
         m.frame = upload_frame_;
         m.total = upload_total_;
         for (int burst = 0; upload_chunks_ < due && upload_offset_ < upload_total_ && burst < 32; ++burst) {
-            const std::uint32_t n = std::min<std::uint32_t>(wire::limits::snapshot_chunk, upload_total_ - upload_offset_);
+            const std::uint32_t n =
+                std::min<std::uint32_t>(wire::limits::snapshot_chunk, upload_total_ - upload_offset_);
             m.offset = upload_offset_;
             m.bytes.resize(n);
             for (auto &b : m.bytes) b = static_cast<std::byte>(next_random() >> 56u); // junk
@@ -530,10 +538,14 @@ public:
     }
 
     [[nodiscard]] bool running() const { return session_ && !crashed_ && session_->state() == client_state::running; }
-    [[nodiscard]] bool over() const { return !session_ || (!crashed_ && (session_->state() == client_state::rejected ||
-                                                                        session_->state() == client_state::disconnected)); }
+    [[nodiscard]] bool over() const {
+        return !session_ || (!crashed_ && (session_->state() == client_state::rejected ||
+                                           session_->state() == client_state::disconnected));
+    }
     [[nodiscard]] std::optional<std::uint64_t> join_ms() const { return join_ms_; }
-    [[nodiscard]] retcon::reconnect_token token() const { return session_ ? session_->reconnect_token() : retcon::reconnect_token{}; }
+    [[nodiscard]] retcon::reconnect_token token() const {
+        return session_ ? session_->reconnect_token() : retcon::reconnect_token{};
+    }
     [[nodiscard]] const std::string &name() const noexcept { return name_; }
     [[nodiscard]] const std::string &ended() const noexcept { return ended_; }
     [[nodiscard]] std::uint64_t desyncs() const {
@@ -560,7 +572,7 @@ private:
 
 /// One join measured under attack (lockout): attempts are repeated until one reaches `running`.
 struct join_probe {
-    std::string kind; // "new" or "returning"
+    std::string kind;           // "new" or "returning"
     std::uint64_t start_at = 0; // attack-relative ms
     std::uint64_t first_attempt = 0;
     int attempts = 0;
@@ -594,8 +606,10 @@ public:
         const double attack_s = kind_ == attack_kind::none ? 0.0 : s_.seconds;
         const double duration = s_.baseline_s + attack_s + 30.0; // a safety net: the tool interrupts it
         // Port 0 (the default): the server takes a free one and prints it (read below).
-        std::vector<std::string> args{"--port", std::to_string(s_.port), "--players", std::to_string(players_),
-                                      "--duration", std::to_string(static_cast<int>(duration)), "--quiet"};
+        std::vector<std::string> args{"--port",     std::to_string(s_.port),
+                                      "--players",  std::to_string(players_),
+                                      "--duration", std::to_string(static_cast<int>(duration)),
+                                      "--quiet"};
         server_.log_to(s_.server_log);
         std::string error;
         if (!server_.start(s_.server, args, pin ? 0 : -1, error)) return fail(error);
@@ -611,11 +625,12 @@ public:
         target_.port = server_.port();
         std::uint64_t now = now_ms();
         for (int i = 0; i < 2; ++i)
-            bots_.push_back(std::make_unique<honest_client>(target_, "bot-" + std::to_string(i + 1),
-                                                            "127.0.0." + std::to_string(2 + i), 11u + static_cast<unsigned>(i),
-                                                            retcon::reconnect_token{}, now));
+            bots_.push_back(std::make_unique<honest_client>(
+                target_, "bot-" + std::to_string(i + 1), "127.0.0." + std::to_string(2 + i),
+                11u + static_cast<unsigned>(i), retcon::reconnect_token{}, now));
         if (kind_ == attack_kind::lockout)
-            returning_ = std::make_unique<honest_client>(target_, "returning", "127.0.0.4", 21u, retcon::reconnect_token{}, now);
+            returning_ =
+                std::make_unique<honest_client>(target_, "returning", "127.0.0.4", 21u, retcon::reconnect_token{}, now);
         for (;;) {
             now = loop_once(nullptr);
             bool all = std::all_of(bots_.begin(), bots_.end(), [](const auto &b) { return b->running(); });
@@ -693,9 +708,9 @@ private:
     void start_attack() {
         const std::uint64_t now = now_ms();
         auto add = [&](int i, bool spectator, raw_client::behaviour b) {
-            attackers_.push_back(std::make_unique<raw_client>(target_, "127.0.0." + std::to_string(100 + i), spectator, b,
-                                                              counters_, &sizing_, s_.chunk_rate,
-                                                              std::uint64_t{0x9E3779B97F4A7C15u} * static_cast<std::uint64_t>(i + 1)));
+            attackers_.push_back(std::make_unique<raw_client>(
+                target_, "127.0.0." + std::to_string(100 + i), spectator, b, counters_, &sizing_, s_.chunk_rate,
+                std::uint64_t{0x9E3779B97F4A7C15u} * static_cast<std::uint64_t>(i + 1)));
         };
         switch (kind_) {
         case attack_kind::resync:
@@ -710,15 +725,17 @@ private:
         case attack_kind::lockout:
             for (int i = 0; i < s_.spectators; ++i) add(i, true, raw_client::behaviour::idle);
             for (int i = 0; i < s_.half_open; ++i) {
-                half_open_.push_back({"127.0.0." + std::to_string(10 + i % 60), nullptr,
-                                      // staggered over one period, so they keep arriving
-                                      now + static_cast<std::uint64_t>(i) * s_.reopen_ms / static_cast<std::uint64_t>(s_.half_open)});
+                half_open_.push_back(
+                    {"127.0.0." + std::to_string(10 + i % 60), nullptr,
+                     // staggered over one period, so they keep arriving
+                     now + static_cast<std::uint64_t>(i) * s_.reopen_ms / static_cast<std::uint64_t>(s_.half_open)});
             }
             // Every 6 s: the returning player crashes; 2 s later it comes back with its token; 1 s
             // after that a new player joins (and leaves again once in, freeing its slot).
             returning_->crash();
             crashed_.push_back(std::move(returning_));
-            for (std::uint64_t cycle = 0; cycle + 5000 <= static_cast<std::uint64_t>(s_.seconds * 1000.0); cycle += 6000) {
+            for (std::uint64_t cycle = 0; cycle + 5000 <= static_cast<std::uint64_t>(s_.seconds * 1000.0);
+                 cycle += 6000) {
                 probes_.push_back(join_probe{.kind = "returning", .start_at = cycle + 2000});
                 probes_.push_back(join_probe{.kind = "new", .start_at = cycle + 3000});
                 if (cycle != 0) crash_at_.push_back(cycle);
@@ -775,10 +792,9 @@ private:
             if (!p.client) { // a new attempt: a fresh process, as far as the server can tell
                 if (p.first_attempt == 0) p.first_attempt = now;
                 ++p.attempts;
-                p.client = std::make_unique<honest_client>(target_, returning ? "returning" : "newcomer",
-                                                           returning ? "127.0.0.4" : "127.0.0.5",
-                                                           31u + static_cast<unsigned>(p.attempts),
-                                                           returning ? last_token() : retcon::reconnect_token{}, now);
+                p.client = std::make_unique<honest_client>(
+                    target_, returning ? "returning" : "newcomer", returning ? "127.0.0.4" : "127.0.0.5",
+                    31u + static_cast<unsigned>(p.attempts), returning ? last_token() : retcon::reconnect_token{}, now);
                 p.client->verbose(s_.verbose);
             }
             p.client->step(now);
@@ -823,22 +839,37 @@ private:
         const char *what = "";
         switch (kind_) {
         case attack_kind::none: what = "none (baseline only)"; break;
-        case attack_kind::resync: what = "resync: spectators claim a checksum mismatch for every confirmed frame"; break;
-        case attack_kind::resync_players: what = "resync-players: players claim a checksum mismatch for every confirmed frame"; break;
-        case attack_kind::upload: what = "upload: players claim a mismatch, then upload junk as large as the server takes"; break;
-        case attack_kind::lockout: what = "lockout: half-open ENet connections and idle spectators, then a new and a returning player join"; break;
+        case attack_kind::resync:
+            what = "resync: spectators claim a checksum mismatch for every confirmed frame";
+            break;
+        case attack_kind::resync_players:
+            what = "resync-players: players claim a checksum mismatch for every confirmed frame";
+            break;
+        case attack_kind::upload:
+            what = "upload: players claim a mismatch, then upload junk as large as the server takes";
+            break;
+        case attack_kind::lockout:
+            what = "lockout: half-open ENet connections and idle spectators, then a new and a returning player join";
+            break;
         }
         int attackers = s_.attackers;
-        if (attackers == 0) attackers = kind_ == attack_kind::resync ? 20 : kind_ == attack_kind::resync_players ? 2 : kind_ == attack_kind::upload ? 10 : 0;
+        if (attackers == 0)
+            attackers = kind_ == attack_kind::resync           ? 20
+                        : kind_ == attack_kind::resync_players ? 2
+                        : kind_ == attack_kind::upload         ? 10
+                                                               : 0;
         std::printf("\nattack %s\n", what);
         if (kind_ == attack_kind::lockout)
-            std::printf("  %d half-open connections from 127.0.0.10-%d (each replaced every %u ms), %d idle spectators from 127.0.0.100-%d\n",
+            std::printf("  %d half-open connections from 127.0.0.10-%d (each replaced every %u ms), %d idle spectators "
+                        "from 127.0.0.100-%d\n",
                         s_.half_open, 9 + std::min(s_.half_open, 60), s_.reopen_ms, s_.spectators, 99 + s_.spectators);
         else if (attackers > 0)
             std::printf("  %d attacking connections from 127.0.0.100-%d\n", attackers, 99 + attackers);
-        std::printf("  demo_server --players %d on CPU 0, 2 honest bots + attackers in this tool on CPU 1\n\n", players_);
+        std::printf("  demo_server --players %d on CPU 0, 2 honest bots + attackers in this tool on CPU 1\n\n",
+                    players_);
 
-        std::printf("| phase | s | server CPU mean | server CPU max | RSS start | RSS peak | RSS end | to attackers | tool CPU mean / max |\n");
+        std::printf("| phase | s | server CPU mean | server CPU max | RSS start | RSS peak | RSS end | to attackers | "
+                    "tool CPU mean / max |\n");
         std::printf("|---|---|---|---|---|---|---|---|---|\n");
         bool void_run = false;
         for (const auto &p : phases_) {
@@ -848,10 +879,12 @@ private:
             for (const auto &x : p.server) peak = std::max(peak, x.rss_kib);
             const double secs = p.seconds();
             const std::uint64_t bytes = p.attacker_bytes_end - p.attacker_bytes_start;
-            const std::string to_attackers = p.name == "baseline" ? "–" : rate_text(secs > 0 ? static_cast<double>(bytes) / secs : 0.0);
-            std::printf("| %s | %.1f | %.1f%% | %.1f%% | %.1f MiB | %.1f MiB | %.1f MiB | %s | %.0f%% / %.0f%% |\n", p.name.c_str(), secs,
-                        cpu.mean, cpu.max, mib(p.server.empty() ? 0 : p.server.front().rss_kib), mib(peak),
-                        mib(p.server.empty() ? 0 : p.server.back().rss_kib), to_attackers.c_str(), own.mean, own.max);
+            const std::string to_attackers =
+                p.name == "baseline" ? "–" : rate_text(secs > 0 ? static_cast<double>(bytes) / secs : 0.0);
+            std::printf("| %s | %.1f | %.1f%% | %.1f%% | %.1f MiB | %.1f MiB | %.1f MiB | %s | %.0f%% / %.0f%% |\n",
+                        p.name.c_str(), secs, cpu.mean, cpu.max, mib(p.server.empty() ? 0 : p.server.front().rss_kib),
+                        mib(peak), mib(p.server.empty() ? 0 : p.server.back().rss_kib), to_attackers.c_str(), own.mean,
+                        own.max);
             if (own.mean >= 90.0) void_run = true;
         }
         if (!phases_.empty() && !phases_.back().server.empty()) {
@@ -861,7 +894,8 @@ private:
             std::printf("; VmHWM (peak of its whole life) %.1f MiB\n", mib(last.server.back().hwm_kib));
         }
         if (void_run)
-            std::printf("VOID: this tool used >= 90%% of its core in a phase: the generator, not the server, set the pace\n");
+            std::printf(
+                "VOID: this tool used >= 90%% of its core in a phase: the generator, not the server, set the pace\n");
 
         std::printf("\nhonest clients at the end of the %s:", kind_ == attack_kind::none ? "baseline" : "attack");
         for (const auto &b : end_state_)
@@ -872,7 +906,8 @@ private:
         std::printf("\n");
         std::printf("joins without attack:");
         for (const auto &b : bots_)
-            if (b->join_ms()) std::printf(" %s %llu ms", b->name().c_str(), static_cast<unsigned long long>(*b->join_ms()));
+            if (b->join_ms())
+                std::printf(" %s %llu ms", b->name().c_str(), static_cast<unsigned long long>(*b->join_ms()));
         std::printf("\n");
 
         if (kind_ == attack_kind::lockout) {
@@ -903,22 +938,29 @@ private:
         }
 
         if (kind_ != attack_kind::none) {
-            std::printf("attackers: %llu connections opened, %llu welcomed, %llu dropped by the server, %llu gave up waiting",
-                        static_cast<unsigned long long>(counters_.connects), static_cast<unsigned long long>(counters_.welcomes),
-                        static_cast<unsigned long long>(counters_.dropped), static_cast<unsigned long long>(counters_.gave_up));
-            for (const auto &[why, n] : counters_.rejects) std::printf(", rejected '%s' %llu", why.c_str(), static_cast<unsigned long long>(n));
+            std::printf(
+                "attackers: %llu connections opened, %llu welcomed, %llu dropped by the server, %llu gave up waiting",
+                static_cast<unsigned long long>(counters_.connects),
+                static_cast<unsigned long long>(counters_.welcomes), static_cast<unsigned long long>(counters_.dropped),
+                static_cast<unsigned long long>(counters_.gave_up));
+            for (const auto &[why, n] : counters_.rejects)
+                std::printf(", rejected '%s' %llu", why.c_str(), static_cast<unsigned long long>(n));
             std::printf("\n");
             if (counters_.claims)
-                std::printf("  %llu mismatches claimed, %llu uploads asked for\n", static_cast<unsigned long long>(counters_.claims),
+                std::printf("  %llu mismatches claimed, %llu uploads asked for\n",
+                            static_cast<unsigned long long>(counters_.claims),
                             static_cast<unsigned long long>(counters_.asked));
             if (kind_ == attack_kind::upload)
-                std::printf("  uploads: %llu sent in whole, %llu cut off by a drop, %llu slots left for a fresh quota, %.1f MB of "
+                std::printf("  uploads: %llu sent in whole, %llu cut off by a drop, %llu slots left for a fresh quota, "
+                            "%.1f MB of "
                             "junk sent; largest taken %u bytes, smallest refused %u bytes\n",
-                            static_cast<unsigned long long>(counters_.uploads_sent), static_cast<unsigned long long>(counters_.uploads_cut),
-                            static_cast<unsigned long long>(counters_.rejoins), static_cast<double>(counters_.upload_bytes) / 1e6,
-                            sizing_.accepted, sizing_.refused);
+                            static_cast<unsigned long long>(counters_.uploads_sent),
+                            static_cast<unsigned long long>(counters_.uploads_cut),
+                            static_cast<unsigned long long>(counters_.rejoins),
+                            static_cast<double>(counters_.upload_bytes) / 1e6, sizing_.accepted, sizing_.refused);
             if (counters_.half_open)
-                std::printf("  %llu half-open connections opened\n", static_cast<unsigned long long>(counters_.half_open));
+                std::printf("  %llu half-open connections opened\n",
+                            static_cast<unsigned long long>(counters_.half_open));
         }
         for (const auto &p : phases_) {
             if (p.events.empty()) continue;
@@ -931,7 +973,8 @@ private:
             for (std::size_t i = 0; i < top.size() && i < 6; ++i)
                 std::printf("  %6llu x %s\n", static_cast<unsigned long long>(top[i].first), top[i].second.c_str());
         }
-        std::printf("server: %s\n", server_.summary().empty() ? "(no summary line: did it exit?)" : server_.summary().c_str());
+        std::printf("server: %s\n",
+                    server_.summary().empty() ? "(no summary line: did it exit?)" : server_.summary().c_str());
         if (const int st = server_.status(); st != 0)
             std::printf("server ENDED ABNORMALLY: %s %d\n", WIFSIGNALED(st) ? "signal" : "exit status",
                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -970,12 +1013,15 @@ private:
 
 int main(int argc, char **argv) {
     settings s;
-    CLI::App app{"retcon_attack_load: attacks a real demo_server and measures it (docs/benchmarks.md, \"Under attack\")"};
+    CLI::App app{
+        "retcon_attack_load: attacks a real demo_server and measures it (docs/benchmarks.md, \"Under attack\")"};
     app.add_option("--server", s.server, "path of the demo_server executable")->required();
     app.add_option("--attack", s.attack, "resync | resync-players | upload | lockout | none")
         ->check(CLI::IsMember({"resync", "resync-players", "upload", "lockout", "none"}))
         ->capture_default_str();
-    app.add_option("--seconds", s.seconds, "length of the attack phase")->check(CLI::Range(1.0, 600.0))->capture_default_str();
+    app.add_option("--seconds", s.seconds, "length of the attack phase")
+        ->check(CLI::Range(1.0, 600.0))
+        ->capture_default_str();
     app.add_option("--baseline", s.baseline_s, "length of the baseline phase (2 honest bots only)")
         ->check(CLI::Range(1.0, 600.0))
         ->capture_default_str();
@@ -983,7 +1029,9 @@ int main(int argc, char **argv) {
     app.add_option("--players", s.players, "server player slots (0: 8 for upload, else 4)")->check(CLI::Range(0, 8));
     app.add_option("--attackers", s.attackers, "attacking connections (0: 20 resync, 2 resync-players, 10 upload)")
         ->check(CLI::Range(0, 150));
-    app.add_option("--spectators", s.spectators, "lockout: idle spectators")->check(CLI::Range(0, 150))->capture_default_str();
+    app.add_option("--spectators", s.spectators, "lockout: idle spectators")
+        ->check(CLI::Range(0, 150))
+        ->capture_default_str();
     app.add_option("--half-open", s.half_open, "lockout: half-open ENet connections (one per address, 127.0.0.10 on)")
         ->check(CLI::Range(0, 60))
         ->capture_default_str();
@@ -999,9 +1047,12 @@ int main(int argc, char **argv) {
 
     attack_kind kind = attack_kind::none;
     if (s.attack == "resync") kind = attack_kind::resync;
-    else if (s.attack == "resync-players") kind = attack_kind::resync_players;
-    else if (s.attack == "upload") kind = attack_kind::upload;
-    else if (s.attack == "lockout") kind = attack_kind::lockout;
+    else if (s.attack == "resync-players")
+        kind = attack_kind::resync_players;
+    else if (s.attack == "upload")
+        kind = attack_kind::upload;
+    else if (s.attack == "lockout")
+        kind = attack_kind::lockout;
     std::signal(SIGPIPE, SIG_IGN);
     harness h{s, kind};
     return h.run();

@@ -68,9 +68,9 @@ inline retcon::entity spawn(retcon::world &w, rng &r, bool with_body, bool movin
     const auto e = w.create();
     w.emplace<Position>(e, r.unit() * arena, r.unit() * arena);
     if (moving) w.emplace<Velocity>(e, r.unit() * 64.f - 32.f, r.unit() * 64.f - 32.f);
-    else w.emplace<Velocity>(e, 0.f, 0.f);
-    if (with_body)
-        w.emplace<Body>(e, r.below(8), 100u, 0u, r.below(4), r.unit() * 6.28f, 0.f, 1.f + r.unit(), 10.f);
+    else
+        w.emplace<Velocity>(e, 0.f, 0.f);
+    if (with_body) w.emplace<Body>(e, r.below(8), 100u, 0u, r.below(4), r.unit() * 6.28f, 0.f, 1.f + r.unit(), 10.f);
     return e;
 }
 

@@ -312,8 +312,7 @@ void retcon_view3(benchmark::State &state) {
     retcon::world w{schema_for<Types>()};
     populate(w, n);
     for (auto _ : state) {
-        w.view<Position, Velocity, const Accel>().each(
-            [](Position &p, Velocity &v, const Accel &a) { sys3(p, v, a); });
+        w.view<Position, Velocity, const Accel>().each([](Position &p, Velocity &v, const Accel &a) { sys3(p, v, a); });
         benchmark::ClobberMemory();
     }
     set_items(state, n);
@@ -471,7 +470,8 @@ void mixed_query(R &r) {
 template<class W>
 std::unique_ptr<W> make_world() {
     if constexpr (std::is_same_v<W, retcon::world>) return std::make_unique<W>(schema_for<32>());
-    else return std::make_unique<W>();
+    else
+        return std::make_unique<W>();
 }
 
 template<class W, class E>

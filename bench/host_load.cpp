@@ -57,19 +57,19 @@ using load::now_us;
 // ------------------------------------------------------------------------------ settings
 
 struct settings {
-    std::string server;  // demo_server (default: next to this tool in the build tree)
-    std::string client;  // demo_client
+    std::string server; // demo_server (default: next to this tool in the build tree)
+    std::string client; // demo_client
     std::vector<std::uint32_t> matches{1, 10, 40, 100, 200, 300, 400, 500, 600, 800, 1000};
     double warmup_s = 5;
     double seconds = 10;
     bool quick = false;
-    bool no_stop = false;            // run every M even past saturation
-    double max_p99_ms = 2.0;         // a run at or above this p99 lateness ends the sweep
-    double max_generator = 85.0;     // CPU 1 above this: the run is void (and ends the sweep)
-    std::size_t peers_per_host = 128; // thin clients per ENet client host
-    std::uint32_t connect_rate = 400; // thin clients started per second
+    bool no_stop = false;              // run every M even past saturation
+    double max_p99_ms = 2.0;           // a run at or above this p99 lateness ends the sweep
+    double max_generator = 85.0;       // CPU 1 above this: the run is void (and ends the sweep)
+    std::size_t peers_per_host = 128;  // thin clients per ENet client host
+    std::uint32_t connect_rate = 400;  // thin clients started per second
     std::uint32_t max_connecting = 64; // thin clients between connect and loaded snapshot at once
-    std::string log_dir;             // demo_server's and the full clients' output, per run
+    std::string log_dir;               // demo_server's and the full clients' output, per run
 };
 
 // ------------------------------------------------------------------------------ /metrics
@@ -139,20 +139,31 @@ std::optional<metrics_page> parse_metrics(const std::string &text) {
         const double v = std::strtod(value.c_str(), nullptr);
         const auto u = static_cast<std::uint64_t>(std::strtoull(value.c_str(), nullptr, 10));
         if (name == "retcon_host_uptime_seconds") m.uptime_s = v;
-        else if (name == "retcon_host_matches") m.matches = static_cast<std::uint32_t>(u);
-        else if (name == "retcon_host_players") m.players = static_cast<std::uint32_t>(u);
+        else if (name == "retcon_host_matches")
+            m.matches = static_cast<std::uint32_t>(u);
+        else if (name == "retcon_host_players")
+            m.players = static_cast<std::uint32_t>(u);
         else if (name == "retcon_host_tick_lateness_seconds_bucket") {
             const std::string le = label(line, "le");
             m.buckets.emplace_back(le == "+Inf" ? HUGE_VAL : std::strtod(le.c_str(), nullptr), u);
-        } else if (name == "retcon_host_tick_lateness_seconds_count") m.lateness_count = u;
-        else if (name == "retcon_host_tick_lateness_max_seconds") m.lateness_max_s = v;
-        else if (name == "retcon_host_tick_seconds_total") m.parts[label(line, "part")] = v;
-        else if (name == "retcon_host_match_frames_total") m.frames = u;
-        else if (name == "retcon_host_replaced_inputs_total") m.replaced_inputs = u;
-        else if (name == "retcon_host_desyncs_verified_total") m.desyncs_verified = u;
-        else if (name == "retcon_match_bytes_in_total") m.bytes_in[label(line, "match")] = u;
-        else if (name == "retcon_match_bytes_out_total") m.bytes_out[label(line, "match")] = u;
-        else if (name == "retcon_match_late_ticks_total") m.late_ticks[label(line, "match")] = u;
+        } else if (name == "retcon_host_tick_lateness_seconds_count")
+            m.lateness_count = u;
+        else if (name == "retcon_host_tick_lateness_max_seconds")
+            m.lateness_max_s = v;
+        else if (name == "retcon_host_tick_seconds_total")
+            m.parts[label(line, "part")] = v;
+        else if (name == "retcon_host_match_frames_total")
+            m.frames = u;
+        else if (name == "retcon_host_replaced_inputs_total")
+            m.replaced_inputs = u;
+        else if (name == "retcon_host_desyncs_verified_total")
+            m.desyncs_verified = u;
+        else if (name == "retcon_match_bytes_in_total")
+            m.bytes_in[label(line, "match")] = u;
+        else if (name == "retcon_match_bytes_out_total")
+            m.bytes_out[label(line, "match")] = u;
+        else if (name == "retcon_match_late_ticks_total")
+            m.late_ticks[label(line, "match")] = u;
     }
     if (m.uptime_s < 0 || m.buckets.empty()) return std::nullopt;
     return m;
@@ -231,9 +242,7 @@ struct thin_client {
     std::uint64_t confirmed_after_load = 0;
 
     [[nodiscard]] bool plays() const noexcept { return st == state::playing && confirmed_after_load >= 2; }
-    [[nodiscard]] bool in_progress() const noexcept {
-        return st == state::connecting || st == state::hello_sent;
-    }
+    [[nodiscard]] bool in_progress() const noexcept { return st == state::connecting || st == state::hello_sent; }
 };
 
 class thin_fleet {
@@ -264,7 +273,8 @@ public:
             hs.enet = e;
             hs.ip = ip;
             // Ticks spread over the period, like the server's frame phases.
-            hs.next_tick_us = now_us() + static_cast<std::uint64_t>(1e6 / 60.0 * static_cast<double>(h) / static_cast<double>(hosts));
+            hs.next_tick_us =
+                now_us() + static_cast<std::uint64_t>(1e6 / 60.0 * static_cast<double>(h) / static_cast<double>(hosts));
             hosts_.push_back(hs);
         }
         clients_.resize(clients);
@@ -283,7 +293,8 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return clients_.size(); }
     [[nodiscard]] const thin_counters &counters() const noexcept { return c_; }
     [[nodiscard]] std::size_t playing() const {
-        return static_cast<std::size_t>(std::count_if(clients_.begin(), clients_.end(), [](const auto &c) { return c.plays(); }));
+        return static_cast<std::size_t>(
+            std::count_if(clients_.begin(), clients_.end(), [](const auto &c) { return c.plays(); }));
     }
     [[nodiscard]] std::size_t hosts() const noexcept { return hosts_.size(); }
 
@@ -390,7 +401,8 @@ private:
     }
 
     void send(thin_client &c, wire::channel ch, bool reliable) {
-        ENetPacket *p = enet_packet_create(out_.data(), out_.size(), reliable ? static_cast<enet_uint32>(ENET_PACKET_FLAG_RELIABLE) : 0u);
+        ENetPacket *p = enet_packet_create(out_.data(), out_.size(),
+                                           reliable ? static_cast<enet_uint32>(ENET_PACKET_FLAG_RELIABLE) : 0u);
         if (p && enet_peer_send(c.peer, static_cast<enet_uint8>(ch), p) != 0) enet_packet_destroy(p);
         c_.bytes_out += out_.size();
         ++c_.packets_out;
@@ -403,7 +415,8 @@ private:
             if (!c) return;
             // As retcon's ENet transport configures its peers: inputs are never throttled away.
             enet_peer_timeout(ev.peer, 0, 1000, 5000);
-            enet_peer_throttle_configure(ev.peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
+            enet_peer_throttle_configure(ev.peer, ENET_PEER_PACKET_THROTTLE_INTERVAL,
+                                         ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
             wire::hello_msg h = build_.hello;
             h.name = "thin-" + std::to_string(c->id);
             wire::encode(h, out_);
@@ -473,7 +486,8 @@ private:
             return;
         }
         case wire::message_kind::confirmed: {
-            if (ch != wire::channel::inputs || c.st != thin_client::state::playing || !wire::decode_header(data, cmsg_)) return;
+            if (ch != wire::channel::inputs || c.st != thin_client::state::playing || !wire::decode_header(data, cmsg_))
+                return;
             if (cmsg_.first_frame <= c.ack) c.ack = std::max<frame_t>(c.ack, cmsg_.first_frame + cmsg_.count);
             c.server_ack_input = std::max(c.server_ack_input, cmsg_.ack_input);
             c.server_frame = std::max(c.server_frame, cmsg_.server_frame);
@@ -605,9 +619,9 @@ std::uint64_t udp_rcvbuf_errors() {
 /// One run's figures.
 struct run_result {
     std::uint32_t matches = 0;
-    bool ok = false;          // everyone played, the full clients had no desync, the server lived
-    bool is_void = false;     // the generator's core was too busy
-    std::string failure;      // why not ok
+    bool ok = false;      // everyone played, the full clients had no desync, the server lived
+    bool is_void = false; // the generator's core was too busy
+    std::string failure;  // why not ok
     double window_s = 0;
     double frames_per_s = 0;
     double server_cpu = 0, generator_cpu = 0, tool_cpu = 0;
@@ -670,7 +684,7 @@ private:
         load::child_process proc;
         bool playing = false, done = false;
         std::optional<std::uint64_t> desyncs;
-        std::string end; // the summary's reason
+        std::string end;               // the summary's reason
         std::vector<std::string> tail; // its last lines, for a failure report
     };
 
@@ -680,14 +694,14 @@ private:
         if (c.tail.size() > 12) c.tail.erase(c.tail.begin());
         const std::string me = "demo_client " + c.name + ": ";
         if (line.rfind(me + "playing slot", 0) == 0) c.playing = true;
-        else if (line.rfind(me, 0) == 0) c.end = line.substr(me.size());
+        else if (line.rfind(me, 0) == 0)
+            c.end = line.substr(me.size());
         if (line.rfind("desyncs: ", 0) == 0) c.desyncs = std::strtoull(line.c_str() + 9, nullptr, 10);
     }
 
     void read_children() {
         if (server_) server_->read_lines([&](const std::string &l) { server_line(l); });
-        for (auto &c : full_)
-            c->proc.read_lines([&](const std::string &l) { full_line(*c, l); });
+        for (auto &c : full_) c->proc.read_lines([&](const std::string &l) { full_line(*c, l); });
     }
 
     /// Runs the thin clients and reads the children's output until @p until_us.
@@ -781,9 +795,13 @@ private:
 
         // The server, on CPU 0.
         std::string error;
-        const std::vector<std::string> args{"--port", "0", "--matches", std::to_string(m), "--players", "4", "--quiet",
-                                            "--metrics-port", "0", "--max-peers-per-address", "4095",
-                                            "--replay-dir", replay_dir_};
+        const std::vector<std::string> args{"--port",    "0",
+                                            "--matches", std::to_string(m),
+                                            "--players", "4",
+                                            "--quiet",   "--metrics-port",
+                                            "0",         "--max-peers-per-address",
+                                            "4095",      "--replay-dir",
+                                            replay_dir_};
         server_ = std::make_unique<load::child_process>();
         if (!server_->start(s_.server, args, cpu_server_, error)) return error;
         if (!pump_while_not([&] { return port_ != 0 || server_->exited(); }, 10000) || port_ == 0)
@@ -795,14 +813,18 @@ private:
         for (int i = 1; i <= 4; ++i) {
             auto c = std::make_unique<full_client>();
             c->name = "full-" + std::to_string(i);
-            const std::vector<std::string> cargs{"--connect", "127.0.0.1:" + std::to_string(port_), "--bot", "--headless",
-                                                 "--name", c->name, "--seed", std::to_string(i), "--duration", "900"};
+            const std::vector<std::string> cargs{"--connect",  "127.0.0.1:" + std::to_string(port_),
+                                                 "--bot",      "--headless",
+                                                 "--name",     c->name,
+                                                 "--seed",     std::to_string(i),
+                                                 "--duration", "900"};
             if (!c->proc.start(s_.client, cargs, cpu_generator_, error)) return error;
             full_.push_back(std::move(c));
         }
         const bool full_in = pump_while_not(
             [&] {
-                return full_in_open1_ >= 4 && std::all_of(full_.begin(), full_.end(), [](const auto &c) { return c->playing; });
+                return full_in_open1_ >= 4 &&
+                       std::all_of(full_.begin(), full_.end(), [](const auto &c) { return c->playing; });
             },
             15000);
         if (!full_in) return "the 4 full clients did not all start playing in match open-1 within 15 s";
@@ -816,7 +838,8 @@ private:
                     return p && p->matches >= m;
                 },
                 open_timeout, 100))
-            return "the server did not open " + std::to_string(m) + " matches within " + std::to_string(open_timeout / 1000) + " s";
+            return "the server did not open " + std::to_string(m) + " matches within " +
+                   std::to_string(open_timeout / 1000) + " s";
         const std::uint64_t ramp_start = now_ms();
         const std::size_t thin = static_cast<std::size_t>(m - 1) * 4u;
         if (thin > 0) {
@@ -869,10 +892,13 @@ private:
         r.server_cpu = load::cpu_percent(a.server, b.server);
         r.tool_cpu = load::cpu_percent(a.self, b.self);
         r.generator_cpu = r.tool_cpu;
-        for (std::size_t i = 0; i < a.full.size() && i < b.full.size(); ++i) r.generator_cpu += load::cpu_percent(a.full[i], b.full[i]);
+        for (std::size_t i = 0; i < a.full.size() && i < b.full.size(); ++i)
+            r.generator_cpu += load::cpu_percent(a.full[i], b.full[i]);
         if (a.cpus.size() >= 2 && b.cpus.size() >= 2) {
             const auto pct = [](const cpu_line &x, const cpu_line &y) {
-                return y.total == x.total ? 0.0 : 100.0 * static_cast<double>(y.busy - x.busy) / static_cast<double>(y.total - x.total);
+                return y.total == x.total
+                           ? 0.0
+                           : 100.0 * static_cast<double>(y.busy - x.busy) / static_cast<double>(y.total - x.total);
             };
             r.cpu0_busy = pct(a.cpus[0], b.cpus[0]);
             r.cpu1_busy = pct(a.cpus[1], b.cpus[1]);
@@ -888,7 +914,8 @@ private:
         r.max = lw.max_us();
         r.lifetime_max_us = b.page.lateness_max_s * 1e6;
         for (const auto &[id, n] : b.page.late_ticks)
-            if (const auto it = a.page.late_ticks.find(id); it != a.page.late_ticks.end()) r.late_ticks += n - it->second;
+            if (const auto it = a.page.late_ticks.find(id); it != a.page.late_ticks.end())
+                r.late_ticks += n - it->second;
         for (const char *p : part_names) {
             const auto ia = a.page.parts.find(p), ib = b.page.parts.find(p);
             if (ia != a.page.parts.end() && ib != b.page.parts.end() && frames > 0)
@@ -1009,8 +1036,10 @@ std::string lat(double us) {
 }
 
 void print_table(const std::vector<run_result> &runs) {
-    std::printf("\n| M | players | server CPU | generator CPU | lateness p50 / p99 / p99.9 / max | µs per match frame: simulate / "
-                "hash_record / broadcast / receive / network (server CPU) | bytes per client per s in / out | RSS (per match) |\n");
+    std::printf("\n| M | players | server CPU | generator CPU | lateness p50 / p99 / p99.9 / max | µs per match frame: "
+                "simulate / "
+                "hash_record / broadcast / receive / network (server CPU) | bytes per client per s in / out | RSS (per "
+                "match) |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const auto &r : runs) {
         if (r.window_s <= 0) {
@@ -1021,23 +1050,28 @@ void print_table(const std::vector<run_result> &runs) {
             const auto it = r.part_us.find(p);
             return it == r.part_us.end() ? 0.0 : it->second;
         };
-        std::printf("| %u%s | %u | %.1f%% | %.0f%%%s | %s / %s / %s / %s | %.1f / %.1f / %.1f / %.1f / %.1f (%.1f) | %.0f / %.0f | "
+        std::printf("| %u%s | %u | %.1f%% | %.0f%%%s | %s / %s / %s / %s | %.1f / %.1f / %.1f / %.1f / %.1f (%.1f) | "
+                    "%.0f / %.0f | "
                     "%.1f MiB (%.2f) |\n",
-                    r.matches, r.ok ? "" : " FAILED", r.players, r.server_cpu, r.generator_cpu, r.is_void ? " VOID" : "",
-                    lat(r.p50).c_str(), lat(r.p99).c_str(), lat(r.p999).c_str(), lat(r.max).c_str(), part("simulate"),
-                    part("hash_record"), part("broadcast"), part("receive"), part("network"), r.cpu_us_per_frame,
-                    r.in_per_client, r.out_per_client, r.rss_mib, r.rss_per_match_mib);
+                    r.matches, r.ok ? "" : " FAILED", r.players, r.server_cpu, r.generator_cpu,
+                    r.is_void ? " VOID" : "", lat(r.p50).c_str(), lat(r.p99).c_str(), lat(r.p999).c_str(),
+                    lat(r.max).c_str(), part("simulate"), part("hash_record"), part("broadcast"), part("receive"),
+                    part("network"), r.cpu_us_per_frame, r.in_per_client, r.out_per_client, r.rss_mib,
+                    r.rss_per_match_mib);
     }
-    std::printf("\n| M | window | match frames/s | ticks ≥ 2 ms late | replaced inputs/s | UDP receive-buffer drops | CPU 0 / CPU 1 "
-                "busy (/proc/stat) | steal | this tool's CPU | thin clients (ENet hosts), ramp | RSS at start | largest lateness since start |\n");
+    std::printf("\n| M | window | match frames/s | ticks ≥ 2 ms late | replaced inputs/s | UDP receive-buffer drops | "
+                "CPU 0 / CPU 1 "
+                "busy (/proc/stat) | steal | this tool's CPU | thin clients (ENet hosts), ramp | RSS at start | "
+                "largest lateness since start |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto &r : runs) {
         if (r.window_s <= 0) continue;
-        std::printf("| %u | %.1f s | %.0f | %llu of %llu | %.1f | %llu | %.0f%% / %.0f%% | %.1f%% | %.0f%% | %zu (%zu), %.1f s | %.1f MiB | %s |\n",
+        std::printf("| %u | %.1f s | %.0f | %llu of %llu | %.1f | %llu | %.0f%% / %.0f%% | %.1f%% | %.0f%% | %zu "
+                    "(%zu), %.1f s | %.1f MiB | %s |\n",
                     r.matches, r.window_s, r.frames_per_s, static_cast<unsigned long long>(r.late_ticks),
-                    static_cast<unsigned long long>(r.ticks), r.replaced_per_s, static_cast<unsigned long long>(r.udp_drops),
-                    r.cpu0_busy, r.cpu1_busy, r.steal, r.tool_cpu, r.thin_clients, r.thin_hosts, r.ramp_s, r.rss0_mib,
-                    lat(r.lifetime_max_us).c_str());
+                    static_cast<unsigned long long>(r.ticks), r.replaced_per_s,
+                    static_cast<unsigned long long>(r.udp_drops), r.cpu0_busy, r.cpu1_busy, r.steal, r.tool_cpu,
+                    r.thin_clients, r.thin_hosts, r.ramp_s, r.rss0_mib, lat(r.lifetime_max_us).c_str());
     }
 }
 
@@ -1067,8 +1101,8 @@ void print_fit(const std::vector<run_result> &runs, double max_p99_ms) {
         ss_tot += (r->server_cpu - sy / n) * (r->server_cpu - sy / n);
     }
     const double per_frame_us = slope / 100.0 * 1e6;
-    std::printf("\nfit over %zu runs: server CPU = %.2f%% + %.2f µs × match frames/s (R² = %.4f)\n", pts.size(), intercept,
-                per_frame_us, ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0);
+    std::printf("\nfit over %zu runs: server CPU = %.2f%% + %.2f µs × match frames/s (R² = %.4f)\n", pts.size(),
+                intercept, per_frame_us, ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0);
     const double hz = 60.0;
     std::printf("  one core (100%%) at %.0f match frames/s = %.0f matches at %.0f Hz (CPU alone, no lateness bound)\n",
                 (100.0 - intercept) / slope, (100.0 - intercept) / slope / hz, hz);
@@ -1076,8 +1110,8 @@ void print_fit(const std::vector<run_result> &runs, double max_p99_ms) {
     for (const auto *r : pts)
         if (r->p99 <= max_p99_ms * 1000.0 && (!best || r->matches > best->matches)) best = r;
     if (best)
-        std::printf("  largest measured M with p99 lateness < %.1f ms: %u matches (p99 < %s, server CPU %.1f%%)\n", max_p99_ms,
-                    best->matches, lat(best->p99).c_str(), best->server_cpu);
+        std::printf("  largest measured M with p99 lateness < %.1f ms: %u matches (p99 < %s, server CPU %.1f%%)\n",
+                    max_p99_ms, best->matches, lat(best->p99).c_str(), best->server_cpu);
     else
         std::printf("  no measured M had p99 lateness < %.1f ms\n", max_p99_ms);
 }
@@ -1095,19 +1129,30 @@ int main(int argc, char **argv) {
     settings s;
     std::string list;
     CLI::App app{"retcon_host_load: measured capacity of the match host (docs/benchmarks.md, \"Match host capacity\")"};
-    app.add_option("--server", s.server, "demo_server executable (default: ../demo_server/demo_server beside this tool)");
-    app.add_option("--client", s.client, "demo_client executable (default: ../demo_client/demo_client beside this tool)");
+    app.add_option("--server", s.server,
+                   "demo_server executable (default: ../demo_server/demo_server beside this tool)");
+    app.add_option("--client", s.client,
+                   "demo_client executable (default: ../demo_client/demo_client beside this tool)");
     app.add_option("--matches", list, "comma-separated match counts to sweep (default 1,10,40,100,200,300,400,...)");
-    app.add_option("--warmup", s.warmup_s, "seconds of play before each window")->check(CLI::Range(0.0, 120.0))->capture_default_str();
-    app.add_option("--seconds", s.seconds, "length of each measured window")->check(CLI::Range(1.0, 600.0))->capture_default_str();
-    app.add_flag("--quick", s.quick, "M = 1, 10 for 3 s each: checks that the clients play and the full clients have 0 desyncs");
+    app.add_option("--warmup", s.warmup_s, "seconds of play before each window")
+        ->check(CLI::Range(0.0, 120.0))
+        ->capture_default_str();
+    app.add_option("--seconds", s.seconds, "length of each measured window")
+        ->check(CLI::Range(1.0, 600.0))
+        ->capture_default_str();
+    app.add_flag("--quick", s.quick,
+                 "M = 1, 10 for 3 s each: checks that the clients play and the full clients have 0 desyncs");
     app.add_flag("--no-stop", s.no_stop, "run every M, even past the p99 bound or a void run");
-    app.add_option("--max-p99-ms", s.max_p99_ms, "a run whose p99 lateness is not below this ends the sweep")->capture_default_str();
-    app.add_option("--max-generator", s.max_generator, "generator CPU % above which a run is void")->capture_default_str();
+    app.add_option("--max-p99-ms", s.max_p99_ms, "a run whose p99 lateness is not below this ends the sweep")
+        ->capture_default_str();
+    app.add_option("--max-generator", s.max_generator, "generator CPU % above which a run is void")
+        ->capture_default_str();
     app.add_option("--peers-per-host", s.peers_per_host, "thin clients per ENet client host")
         ->check(CLI::Range(std::size_t{1}, std::size_t{4095}))
         ->capture_default_str();
-    app.add_option("--connect-rate", s.connect_rate, "thin clients started per second")->check(CLI::Range(1u, 100000u))->capture_default_str();
+    app.add_option("--connect-rate", s.connect_rate, "thin clients started per second")
+        ->check(CLI::Range(1u, 100000u))
+        ->capture_default_str();
     app.add_option("--log-dir", s.log_dir, "write each run's server and full-client output here");
     CLI11_PARSE(app, argc, argv);
     if (s.server.empty()) s.server = beside_self("../demo_server/demo_server");
@@ -1147,9 +1192,10 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "retcon_host_load: fewer than 2 CPUs: server and generator are not pinned\n");
         run.cpu_server_ = run.cpu_generator_ = -1;
     }
-    std::printf("retcon_host_load: demo_server %s, 4 players per match, 60 Hz; warm-up %.0f s, window %.0f s; server on CPU 0, "
-                "generator on CPU 1\n",
-                s.server.c_str(), s.warmup_s, s.seconds);
+    std::printf(
+        "retcon_host_load: demo_server %s, 4 players per match, 60 Hz; warm-up %.0f s, window %.0f s; server on CPU 0, "
+        "generator on CPU 1\n",
+        s.server.c_str(), s.warmup_s, s.seconds);
     std::vector<run_result> runs;
     bool failed = false;
     for (const std::uint32_t m : s.matches) {
@@ -1157,15 +1203,16 @@ int main(int argc, char **argv) {
         auto r = run.run(m);
         std::printf("M=%u: %s", m, r.ok ? "ok" : ("FAILED: " + r.failure).c_str());
         if (r.window_s > 0)
-            std::printf("; server %.1f%%, generator %.0f%%%s, p99 %s, %.0f frames/s, full clients %llu desyncs", r.server_cpu,
-                        r.generator_cpu, r.is_void ? " (VOID)" : "", lat(r.p99).c_str(), r.frames_per_s,
+            std::printf("; server %.1f%%, generator %.0f%%%s, p99 %s, %.0f frames/s, full clients %llu desyncs",
+                        r.server_cpu, r.generator_cpu, r.is_void ? " (VOID)" : "", lat(r.p99).c_str(), r.frames_per_s,
                         static_cast<unsigned long long>(r.full_desyncs));
         if (r.thin.rejects || r.thin.gave_up || !r.ok)
-            std::printf("; thin clients: %llu connections, %llu welcomed, %llu loaded, %llu refused, %llu gave up, %llu "
-                        "disconnected",
-                        static_cast<unsigned long long>(r.thin.connects), static_cast<unsigned long long>(r.thin.welcomes),
-                        static_cast<unsigned long long>(r.thin.loaded), static_cast<unsigned long long>(r.thin.rejects),
-                        static_cast<unsigned long long>(r.thin.gave_up), static_cast<unsigned long long>(r.thin.disconnects));
+            std::printf(
+                "; thin clients: %llu connections, %llu welcomed, %llu loaded, %llu refused, %llu gave up, %llu "
+                "disconnected",
+                static_cast<unsigned long long>(r.thin.connects), static_cast<unsigned long long>(r.thin.welcomes),
+                static_cast<unsigned long long>(r.thin.loaded), static_cast<unsigned long long>(r.thin.rejects),
+                static_cast<unsigned long long>(r.thin.gave_up), static_cast<unsigned long long>(r.thin.disconnects));
         std::printf("\n");
         for (const auto &[text, n] : r.thin.reject_texts)
             std::printf("  refused %llu times: %s\n", static_cast<unsigned long long>(n), text.c_str());
@@ -1175,8 +1222,8 @@ int main(int argc, char **argv) {
         if (s.quick || s.no_stop) continue;
         if (!last.ok) break;
         if (last.is_void) {
-            std::printf("stopping: the generator used %.0f%% of its core (> %.0f%%): the run is void\n", last.generator_cpu,
-                        s.max_generator);
+            std::printf("stopping: the generator used %.0f%% of its core (> %.0f%%): the run is void\n",
+                        last.generator_cpu, s.max_generator);
             break;
         }
         if (last.p99 > s.max_p99_ms * 1000.0) {

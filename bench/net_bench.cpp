@@ -30,7 +30,9 @@ namespace bench {
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds(clock_type::time_point a, clock_type::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds(clock_type::time_point a, clock_type::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
 
 // ---------------------------------------------------------------- rollback
 // A world of N entities (bench_world.hpp) has run frames 0..15, saving each into a ring of
@@ -186,7 +188,7 @@ public:
     void run(std::uint64_t ms) { m_.run(ms); }
 
     struct traffic {
-        std::uint64_t bytes_up = 0, bytes_down = 0;           // sim_network counters (all channels)
+        std::uint64_t bytes_up = 0, bytes_down = 0;             // sim_network counters (all channels)
         std::uint64_t input_packets_up = 0, input_bytes_up = 0; // channel::inputs, client -> server
         std::uint64_t input_packets_down = 0, input_bytes_down = 0;
         std::uint64_t other_packets_up = 0, other_packets_down = 0; // reliable channels

@@ -83,7 +83,9 @@ fixture &fixture_for(std::uint32_t n) {
 }
 
 /// A warm buffer of @p n bytes (every page touched).
-std::vector<std::byte> warm_buffer(std::size_t n, std::uint8_t fill) { return std::vector<std::byte>(n, std::byte{fill}); }
+std::vector<std::byte> warm_buffer(std::size_t n, std::uint8_t fill) {
+    return std::vector<std::byte>(n, std::byte{fill});
+}
 
 void set_bytes(benchmark::State &state, std::size_t per_iteration) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(per_iteration));
@@ -428,7 +430,8 @@ void register_all() {
         {"float_after/raw_xxh3_zeroupper", float_after<before_kind::raw_xxh3_zeroupper>},
     };
     for (const auto &[name, fn] : hazard)
-        with_spread(benchmark::RegisterBenchmark(name, fn)->Arg(10'000)->UseManualTime()->Unit(benchmark::kMicrosecond), 5);
+        with_spread(benchmark::RegisterBenchmark(name, fn)->Arg(10'000)->UseManualTime()->Unit(benchmark::kMicrosecond),
+                    5);
 
     const std::pair<const char *, void (*)(benchmark::State &)> codecs[] = {
         {"zstd_file/retcon", retcon_file_encode},

@@ -62,7 +62,7 @@ int run_client(const client_settings &s) {
     const auto config = make_config(1);
     // The token file is read before anything connects: a bad one stops here, naming the file.
     const bool keep_token = !s.token_file.empty() && !s.spectate; // a spectator has no slot to keep
-    reconnect_token stored; // what the token file holds (empty: none yet)
+    reconnect_token stored;                                       // what the token file holds (empty: none yet)
     if (keep_token) {
         auto t = read_token_file(s.token_file);
         if (!t) {
@@ -114,7 +114,7 @@ int run_client(const client_settings &s) {
     const std::uint64_t start = now_ms();
     std::uint64_t next_draw = start;
     bool corrupted = false;
-    bool announced = false;     // "playing slot N" printed (headless)
+    bool announced = false;    // "playing slot N" printed (headless)
     std::string token_refused; // the server's reason, when it did not know the token we presented
     while (exit_code < 0) {
         const std::uint64_t now = now_ms();
@@ -131,7 +131,8 @@ int run_client(const client_settings &s) {
             client.state() == client_state::running) {
             corrupted = true;
             client.debug_corrupt([](world &ww) {
-                ww.view<position, const asteroid>().each([](position &p, const asteroid &) { p.x += fixed::from_int(1); });
+                ww.view<position, const asteroid>().each(
+                    [](position &p, const asteroid &) { p.x += fixed::from_int(1); });
             });
             last_note = "debug: corrupted asteroid positions";
         }
@@ -159,7 +160,8 @@ int run_client(const client_settings &s) {
             announced = true; // the welcome arrived: the slot is known
             if (s.headless) {
                 if (client.slot() >= 0) std::printf("demo_client %s: playing slot %d\n", s.name.c_str(), client.slot());
-                else std::printf("demo_client %s: watching as a spectator\n", s.name.c_str());
+                else
+                    std::printf("demo_client %s: watching as a spectator\n", s.name.c_str());
             }
         }
         // Keep the token the server issued (written once per new token, after the line above,
@@ -185,10 +187,11 @@ int run_client(const client_settings &s) {
             const auto &st = client.stats();
             char status[256];
             std::snprintf(status, sizeof status,
-                          "retcon | %s slot %d | frame %u | rtt %.0f ms | delay %u | ahead %.1f | rollbacks/s %.0f | resim/s %.0f | "
+                          "retcon | %s slot %d | frame %u | rtt %.0f ms | delay %u | ahead %.1f | rollbacks/s %.0f | "
+                          "resim/s %.0f | "
                           "%.1f/%.1f kbps | desyncs %llu %s",
-                          s.name.c_str(), client.slot(), client.current_frame(), st.rtt_ms, st.input_delay, st.frames_ahead,
-                          st.rollbacks_per_s, st.resimulated_per_s, st.bytes_out_per_s * 8 / 1000.0,
+                          s.name.c_str(), client.slot(), client.current_frame(), st.rtt_ms, st.input_delay,
+                          st.frames_ahead, st.rollbacks_per_s, st.resimulated_per_s, st.bytes_out_per_s * 8 / 1000.0,
                           st.bytes_in_per_s * 8 / 1000.0, static_cast<unsigned long long>(desyncs), last_note.c_str());
             int cols = 80, rows = 24;
             term->size(cols, rows);
@@ -206,13 +209,16 @@ int run_client(const client_settings &s) {
                      s.token_file.c_str(), token_refused.c_str());
     std::printf("demo_client %s: %s\n", s.name.c_str(), reason.c_str());
     if (s.spectate) std::printf("  slot: spectator\n");
-    else if (client.slot() >= 0) std::printf("  slot: %d\n", client.slot());
-    else std::printf("  slot: none (never joined)\n");
+    else if (client.slot() >= 0)
+        std::printf("  slot: %d\n", client.slot());
+    else
+        std::printf("  slot: none (never joined)\n");
     std::printf("  frames: %u\n", client.current_frame());
     std::printf("  rollbacks: %llu\n", static_cast<unsigned long long>(st.rollbacks));
     std::printf("  frames re-simulated: %llu\n", static_cast<unsigned long long>(st.resimulated));
     std::printf("  stalls: %llu\n", static_cast<unsigned long long>(st.stall_frames));
-    std::printf("  rtt: %.1f ms, bandwidth: %.0f B/s up, %.0f B/s down\n", st.rtt_ms, st.bytes_out_per_s, st.bytes_in_per_s);
+    std::printf("  rtt: %.1f ms, bandwidth: %.0f B/s up, %.0f B/s down\n", st.rtt_ms, st.bytes_out_per_s,
+                st.bytes_in_per_s);
     std::printf("  time: %.1f s\n", secs);
     std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs));
     return exit_code;

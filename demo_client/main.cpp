@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
     int ignored[4] = {};
     const char *const old_options[4] = {"--players", "--tick", "--input-delay", "--max-input-delay"};
     for (int i = 0; i < 4; ++i)
-        app.add_option(old_options[i], ignored[i], "ignored: the server sets it in its welcome (since protocol version 2)")
+        app.add_option(old_options[i], ignored[i],
+                       "ignored: the server sets it in its welcome (since protocol version 2)")
             ->group("Ignored (the server decides)");
     app.add_flag("--bot", s.bot, "play by itself (seeded)");
     app.add_flag("--headless", s.headless, "draw nothing; print a summary at exit");

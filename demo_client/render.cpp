@@ -33,7 +33,8 @@ std::string render(const world &w, int cols, int rows, const std::string &status
     w.view<const position, const bullet>().each([&](const position &p, const bullet &) { put(p, '+', 1); });
     w.view<const position, const ship>().each([&](const position &p, const ship &s) {
         static constexpr char arrows[] = {'>', '\\', 'v', '/', '<', '\\', '^', '/'};
-        const char c = s.invulnerable && (s.invulnerable / 6) % 2 ? static_cast<char>('0' + s.player) : arrows[((s.angle + 16) / 32) % 8];
+        const char c = s.invulnerable && (s.invulnerable / 6) % 2 ? static_cast<char>('0' + s.player)
+                                                                  : arrows[((s.angle + 16) / 32) % 8];
         put(p, c, static_cast<unsigned char>(s.player == my_slot ? 2 : 4 + s.player % 3));
     });
     std::string out = "\x1b[H\x1b[0m";

@@ -78,8 +78,8 @@ int run_replay(const client_settings &s) {
         }
         if (rep->ok() && !r.complete()) {
             std::printf("replay NOT verified as a whole: frames %llu..%llu match, but the file is incomplete (%s)\n",
-                        static_cast<unsigned long long>(r.start_frame()), static_cast<unsigned long long>(r.end_frame()),
-                        r.truncation_note().c_str());
+                        static_cast<unsigned long long>(r.start_frame()),
+                        static_cast<unsigned long long>(r.end_frame()), r.truncation_note().c_str());
             return 3;
         }
         if (rep->ok()) {
@@ -87,7 +87,8 @@ int run_replay(const client_settings &s) {
                         static_cast<unsigned long long>(m.asteroids_destroyed));
             return 0;
         }
-        std::printf("replay MISMATCH at frame %llu (expected %016llx, got %016llx)", static_cast<unsigned long long>(*rep->first_mismatch),
+        std::printf("replay MISMATCH at frame %llu (expected %016llx, got %016llx)",
+                    static_cast<unsigned long long>(*rep->first_mismatch),
                     static_cast<unsigned long long>(rep->expected), static_cast<unsigned long long>(rep->actual));
         for (const auto &d : rep->diverging) std::printf(" %s", d.c_str());
         std::printf("\n");
@@ -115,8 +116,8 @@ int run_replay(const client_settings &s) {
     };
     auto seek = [&](std::int64_t delta) {
         const auto target = static_cast<frame_t>(std::clamp<std::int64_t>(static_cast<std::int64_t>(frame) + delta,
-                                                                                 static_cast<std::int64_t>(r.start_frame()),
-                                                                                 static_cast<std::int64_t>(r.end_frame())));
+                                                                          static_cast<std::int64_t>(r.start_frame()),
+                                                                          static_cast<std::int64_t>(r.end_frame())));
         auto k = r.restore_keyframe(w, target);
         if (!k) return;
         frame = *k;
@@ -141,11 +142,12 @@ int run_replay(const client_settings &s) {
             next += period / speed;
         }
         char status[200];
-        std::snprintf(status, sizeof status, "replay %s | frame %llu/%llu | speed x%g%s | verified %llu, mismatches %llu | "
+        std::snprintf(status, sizeof status,
+                      "replay %s | frame %llu/%llu | speed x%g%s | verified %llu, mismatches %llu | "
                       "p pause . step +/- speed [ ] seek q quit",
-                      s.replay.c_str(), static_cast<unsigned long long>(frame), static_cast<unsigned long long>(r.end_frame()),
-                      speed, paused ? " (paused)" : "", static_cast<unsigned long long>(verified),
-                      static_cast<unsigned long long>(mismatches));
+                      s.replay.c_str(), static_cast<unsigned long long>(frame),
+                      static_cast<unsigned long long>(r.end_frame()), speed, paused ? " (paused)" : "",
+                      static_cast<unsigned long long>(verified), static_cast<unsigned long long>(mismatches));
         int cols = 80, rows = 24;
         term.size(cols, rows);
         term.draw(render(w, cols, rows, status, -1));

@@ -12,7 +12,7 @@
 namespace retcon::demo {
 
 namespace {
-struct termios saved{};
+struct termios saved {};
 std::atomic<bool> raw_active{false};
 std::atomic<bool> got_signal{false};
 constexpr char leave_seq[] = "\x1b[0m\x1b[?25h\x1b[?1049l";
@@ -65,14 +65,19 @@ key terminal::poll_key() {
         }
     }
     switch (c) {
-    case 'a': case 'h': return key::left;
-    case 'd': case 'l': return key::right;
-    case 'w': case 'k': return key::up;
+    case 'a':
+    case 'h': return key::left;
+    case 'd':
+    case 'l': return key::right;
+    case 'w':
+    case 'k': return key::up;
     case ' ': return key::fire;
-    case 'q': case 'Q': return key::quit;
+    case 'q':
+    case 'Q': return key::quit;
     case 'p': return key::pause;
     case '.': return key::step;
-    case '+': case '=': return key::faster;
+    case '+':
+    case '=': return key::faster;
     case '-': return key::slower;
     case '[': return key::seek_back;
     case ']': return key::seek_fwd;
@@ -81,7 +86,7 @@ key terminal::poll_key() {
 }
 
 void terminal::size(int &cols, int &rows) const {
-    struct winsize ws{};
+    struct winsize ws {};
     if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
         cols = ws.ws_col;
         rows = ws.ws_row;

@@ -7,7 +7,21 @@
 namespace retcon::demo {
 
 /// @brief Keys the demo understands, decoded from the terminal's byte stream.
-enum class key : std::uint8_t { none, left, right, up, down, fire, quit, pause, step, faster, slower, seek_back, seek_fwd };
+enum class key : std::uint8_t {
+    none,
+    left,
+    right,
+    up,
+    down,
+    fire,
+    quit,
+    pause,
+    step,
+    faster,
+    slower,
+    seek_back,
+    seek_fwd
+};
 
 /**
  * @brief Raw-mode terminal for the demo: alternate screen, hidden cursor, non-blocking keys.

@@ -20,7 +20,7 @@ std::string os_error(const std::string &what, const std::string &path) {
 } // namespace
 
 result<reconnect_token> read_token_file(const std::string &path) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
         if (errno == ENOENT) return reconnect_token{}; // first run: join as a new player
         return error{errc::io, os_error("cannot read token file", path)};
@@ -47,12 +47,14 @@ result<void> write_token_file(const std::string &path, const reconnect_token &to
     if (fd < 0) return error{errc::io, "token file " + path + ": " + os_error("cannot create", temp)};
     const std::string text = token.to_hex() + "\n";
     std::string why; // the first failure, described before anything else changes errno
-    if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0) why = os_error("cannot set permissions of", temp); // 0600 whatever the umask
+    if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0)
+        why = os_error("cannot set permissions of", temp); // 0600 whatever the umask
     for (std::size_t done = 0; why.empty() && done < text.size();) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) why = os_error("cannot write", temp);
-        else done += static_cast<std::size_t>(n);
+        else
+            done += static_cast<std::size_t>(n);
     }
     if (why.empty() && ::fsync(fd) != 0) why = os_error("cannot flush", temp);
     if (::close(fd) != 0 && why.empty()) why = os_error("cannot write", temp);

@@ -9,7 +9,8 @@ int main(int argc, char **argv) {
     CLI::App app{"retcon demo server: matches of the arena game over ENet on one port, recorded as replays"};
     app.add_option("--port", s.port, "UDP port (0: a free one, printed when listening)")->capture_default_str();
     app.add_option("--players", s.players, "player slots (1-8)")->check(CLI::Range(1, 8))->capture_default_str();
-    app.add_option("--max-spectators", s.max_spectators, "spectator places apart from the player slots (0: none, at most 1000)")
+    app.add_option("--max-spectators", s.max_spectators,
+                   "spectator places apart from the player slots (0: none, at most 1000)")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
     app.add_option("--matches", s.matches, "matches at once (open: kept running; with --token-key: opened by tokens)")
@@ -22,7 +23,8 @@ int main(int argc, char **argv) {
     app.add_option("--replay-dir", s.replay_dir, "record every match as DIR/<match id>.rcr");
     app.add_option("--drain-grace", s.drain_grace_s, "on SIGTERM, running matches may go on this many seconds")
         ->capture_default_str();
-    app.add_option("--metrics-port", s.metrics_port, "serve Prometheus metrics on 127.0.0.1:PORT/metrics (0: a free port)");
+    app.add_option("--metrics-port", s.metrics_port,
+                   "serve Prometheus metrics on 127.0.0.1:PORT/metrics (0: a free port)");
     app.add_option("--max-peers-per-address", s.max_peers_per_address,
                    "connections from one IP address (raise it for a load generator on one machine)")
         ->capture_default_str();

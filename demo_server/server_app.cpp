@@ -23,7 +23,8 @@ namespace {
 /// step, and each slot's score from the final world.
 result<hosted_game> make_match(const match_params &p) {
     if (p.players < 1 || p.players > max_players)
-        return result<hosted_game>{errc::invalid_argument, "the demo arena has 1-" + std::to_string(max_players) + " players"};
+        return result<hosted_game>{errc::invalid_argument,
+                                   "the demo arena has 1-" + std::to_string(max_players) + " players"};
     hosted_game g;
     g.state = std::make_unique<world>(make_schema());
     world_options wo;
@@ -41,10 +42,10 @@ result<hosted_game> make_match(const match_params &p) {
             s.outcome = best == 0 ? "draw" : m.score[s.slot] == best ? "won" : "lost";
         }
     };
-    g.metadata = {{"game", "retcon demo arena"}, {"seed", std::to_string(p.seed)}, {"players", std::to_string(p.players)}};
+    g.metadata = {
+        {"game", "retcon demo arena"}, {"seed", std::to_string(p.seed)}, {"players", std::to_string(p.players)}};
     return g;
 }
-
 
 /// The host's settings: the demo's defaults, then the environment (RETCON_* and the
 /// platforms' variables), then the options given on the command line.
@@ -157,13 +158,17 @@ int run_server(const server_settings &s) {
                     static_cast<unsigned long long>(r.desyncs_unverified),
                     static_cast<unsigned long long>(r.replaced_inputs));
         if (!r.replay_path.empty())
-            std::printf("; replay %s (%llu bytes)", r.replay_path.c_str(), static_cast<unsigned long long>(r.replay_bytes));
+            std::printf("; replay %s (%llu bytes)", r.replay_path.c_str(),
+                        static_cast<unsigned long long>(r.replay_bytes));
         std::printf("; match %s (%s)\n", r.match_id.c_str(), r.end_reason.c_str());
         std::fflush(stdout);
     });
-    std::printf("demo_server: listening on UDP port %u for %u players at %u Hz%s%s\n", host.port(), s.players, s.tick_hz,
-                s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "",
-                host.metrics_port() != 0 ? (", metrics on http://127.0.0.1:" + std::to_string(host.metrics_port()) + "/metrics").c_str() : "");
+    std::printf(
+        "demo_server: listening on UDP port %u for %u players at %u Hz%s%s\n", host.port(), s.players, s.tick_hz,
+        s.duration_s > 0 ? (", match lasts " + std::to_string(static_cast<int>(s.duration_s)) + " s").c_str() : "",
+        host.metrics_port() != 0
+            ? (", metrics on http://127.0.0.1:" + std::to_string(host.metrics_port()) + "/metrics").c_str()
+            : "");
     std::fflush(stdout);
 
     // Once a second, a status line from the host's published counters (a thread of the demo's:

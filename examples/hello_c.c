@@ -15,13 +15,13 @@ typedef struct Velocity {
 static const rc_field position_fields[] = {RC_FIELD(Position, x, RC_I32), RC_FIELD(Position, y, RC_I32)};
 static const rc_field velocity_fields[] = {RC_FIELD(Velocity, dx, RC_I32), RC_FIELD(Velocity, dy, RC_I32)};
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        rc_status status_ = (call);                                                                \
-        if (status_ != RC_OK) {                                                                    \
-            fprintf(stderr, "%s: %s\n", #call, rc_status_name(status_));                          \
-            return 1;                                                                              \
-        }                                                                                          \
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        rc_status status_ = (call);                                                                                    \
+        if (status_ != RC_OK) {                                                                                        \
+            fprintf(stderr, "%s: %s\n", #call, rc_status_name(status_));                                               \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 int main(void) {

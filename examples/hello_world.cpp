@@ -36,10 +36,11 @@ int main() {
     }
 
     retcon::schedule step;
-    step.add<Position, const Velocity>("movement", [](retcon::entity, Position &p, const Velocity &v) {
-            p.x += v.dx;
-            p.y += v.dy;
-        })
+    step.add<Position, const Velocity>("movement",
+                                       [](retcon::entity, Position &p, const Velocity &v) {
+                                           p.x += v.dx;
+                                           p.y += v.dy;
+                                       })
         .add("clock", [](retcon::world &w) { ++w.resource<Tick>().frame; });
 
     for (int frame = 0; frame < 10; ++frame) step.run(world);

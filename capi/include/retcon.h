@@ -112,18 +112,22 @@ typedef struct rc_field {
 #    define RC_CAST_(type, value) ((type)(value))
 #    define RC_MEMBER_SIZE_(T, member) sizeof(((T *)0)->member)
 #endif
-#define RC_FIELD(T, member, kind)                                                                          \
-    { #member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),  \
-      RC_CAST_(uint32_t, kind), 0u }
-#define RC_FIELD_RECORD(T, member, record_id)                                                              \
-    { #member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),  \
-      RC_CAST_(uint32_t, RC_RECORD), (record_id) }
+#define RC_FIELD(T, member, kind)                                                                                      \
+    {                                                                                                                  \
+#        member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),              \
+            RC_CAST_(uint32_t, kind), 0u                                                                               \
+    }
+#define RC_FIELD_RECORD(T, member, record_id)                                                                          \
+    {                                                                                                                  \
+#        member, RC_CAST_(uint32_t, offsetof(T, member)), RC_CAST_(uint32_t, RC_MEMBER_SIZE_(T, member)),              \
+            RC_CAST_(uint32_t, RC_RECORD), (record_id)                                                                 \
+    }
 
 /** A type to declare: a component, a resource or a nested record. */
 typedef struct rc_type_desc {
     uint32_t struct_size; /* sizeof(rc_type_desc) */
     const char *name;
-    uint32_t size;        /* sizeof the C type; 0 declares a tag (components only) */
+    uint32_t size; /* sizeof the C type; 0 declares a tag (components only) */
     const rc_field *fields;
     uint32_t field_count;
 } rc_type_desc;
@@ -312,7 +316,7 @@ typedef struct rc_replay_info {
     rc_frame start_frame;
     rc_frame end_frame; /* one past the last recorded frame */
     uint32_t keyframes;
-    int complete;       /* 0: the writer did not finish (the readable part is usable) */
+    int complete; /* 0: the writer did not finish (the readable part is usable) */
     uint64_t schema_hash;
 } rc_replay_info;
 RC_API rc_status rc_replay_open(const char *path, rc_replay **out);
@@ -334,7 +338,7 @@ typedef int (*rc_step_fn)(rc_world *world, rc_frame frame, const void *record, s
 typedef struct rc_verify_report {
     uint32_t struct_size; /* sizeof(rc_verify_report) */
     uint64_t frames_checked;
-    int ok;                 /* 1: every frame's hash matched */
+    int ok;                  /* 1: every frame's hash matched */
     rc_frame first_mismatch; /* when ok == 0 */
     uint64_t expected;
     uint64_t actual;

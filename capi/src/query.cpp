@@ -23,8 +23,8 @@ struct rc_query {
     std::vector<std::uint32_t> exclude;
     std::vector<const pool *> pools;    ///< per included column (a world's pools never move)
     std::vector<const pool *> excluded; ///< per excluded component
-    std::uint32_t lead = 0;  ///< the column whose pool leads this pass (the smallest)
-    std::uint32_t next = 0;  ///< next row of the lead pool
+    std::uint32_t lead = 0;             ///< the column whose pool leads this pass (the smallest)
+    std::uint32_t next = 0;             ///< next row of the lead pool
     bool started = false;
     std::uint64_t epoch = 0; ///< the world's epoch when this pass started
     std::vector<rc_entity> entities;
@@ -74,8 +74,9 @@ rc_status rc_query_create(rc_world *w, const rc_query_desc *desc, rc_query **out
             return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: struct_size is %u, expected at least %zu",
                         desc->struct_size, sizeof(rc_query_desc));
         if (desc->include_count == 0 || desc->include_count > max_terms || desc->exclude_count > max_terms)
-            return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: %u included and %u excluded components (1..%u, 0..%u)",
-                        desc->include_count, desc->exclude_count, max_terms, max_terms);
+            return fail(w->error, RC_ERR_ARGUMENT,
+                        "rc_query_create: %u included and %u excluded components (1..%u, 0..%u)", desc->include_count,
+                        desc->exclude_count, max_terms, max_terms);
         if (!desc->include || (desc->exclude_count && !desc->exclude))
             return fail(w->error, RC_ERR_NULL, "rc_query_create: include or exclude is NULL");
         auto q = std::make_unique<rc_query>();
@@ -84,8 +85,8 @@ rc_status rc_query_create(rc_world *w, const rc_query_desc *desc, rc_query **out
             const bool inc = i < desc->include_count;
             const std::uint32_t id = inc ? desc->include[i] : desc->exclude[i - desc->include_count];
             if (id >= w->world.component_count())
-                return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u, but the schema declares %zu", id,
-                            w->world.component_count());
+                return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u, but the schema declares %zu",
+                            id, w->world.component_count());
             if (std::find(q->include.begin(), q->include.end(), id) != q->include.end() ||
                 std::find(q->exclude.begin(), q->exclude.end(), id) != q->exclude.end())
                 return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: component id %u appears twice", id);
@@ -114,7 +115,8 @@ rc_status rc_query_next(rc_query *q, rc_chunk *out, int *has_chunk) {
         if (q->started && q->epoch != q->world->epoch) { // pools moved under the last chunk
             q->started = false;
             *has_chunk = 0;
-            return fail(q->error, RC_ERR_ARGUMENT, "rc_query_next: the world changed structurally during this pass "
+            return fail(q->error, RC_ERR_ARGUMENT,
+                        "rc_query_next: the world changed structurally during this pass "
                         "(an entity or component was added or removed, or a state restored): the chunks handed "
                         "out are stale; the next call starts a new pass");
         }

@@ -50,7 +50,8 @@ rc_status rc_replay_writer_create(const char *path, const rc_world *w, rc_frame 
         if (!path || !w || !settings || !out)
             return fail(err, RC_ERR_NULL, "rc_replay_writer_create: path, world, settings or out is NULL");
         if (settings->struct_size < sizeof(rc_replay_settings))
-            return fail(err, RC_ERR_ARGUMENT, "rc_replay_writer_create: settings struct_size is %u, expected at least %zu",
+            return fail(err, RC_ERR_ARGUMENT,
+                        "rc_replay_writer_create: settings struct_size is %u, expected at least %zu",
                         settings->struct_size, sizeof(rc_replay_settings));
         const auto start = to_frame_c(start_frame);
         if (!start) return bad_frame(err, "rc_replay_writer_create", start_frame);
@@ -84,9 +85,12 @@ rc_status rc_replay_writer_add_frame(rc_replay_writer *wr, const void *record, s
         if (!record || !w) return fail(wr->error, RC_ERR_NULL, "rc_replay_writer_add_frame: record or world is NULL");
         const std::size_t expected = frame_inputs::record_size(wr->players, wr->input_size);
         if (size != expected)
-            return fail(wr->error, RC_ERR_SIZE, "rc_replay_writer_add_frame: a %zu-byte record, expected %zu (%u players: "
-                        "flag bytes, then %u-byte inputs)", size, expected, wr->players, wr->input_size);
-        const frame_inputs in{wr->writer.next_frame(), wr->players, wr->input_size, static_cast<const std::byte *>(record)};
+            return fail(wr->error, RC_ERR_SIZE,
+                        "rc_replay_writer_add_frame: a %zu-byte record, expected %zu (%u players: "
+                        "flag bytes, then %u-byte inputs)",
+                        size, expected, wr->players, wr->input_size);
+        const frame_inputs in{wr->writer.next_frame(), wr->players, wr->input_size,
+                              static_cast<const std::byte *>(record)};
         if (const auto slot = in.first_unknown_flags(); slot != in.players())
             return fail(wr->error, RC_ERR_ARGUMENT, "rc_replay_writer_add_frame: slot %zu has unknown flag bits", slot);
         if (auto r = wr->writer.add_frame(in, w->world); !r) return fail_with(wr->error, r.err());
@@ -142,7 +146,8 @@ rc_status rc_replay_inputs(const rc_replay *cr, rc_frame frame, const void **out
     if (!cr) return fail(thread_error(), RC_ERR_NULL, "rc_replay_inputs: replay is NULL");
     auto *r = const_cast<rc_replay *>(cr);
     return guarded(r->error, [&] {
-        if (!out_record || !out_size) return fail(r->error, RC_ERR_NULL, "rc_replay_inputs: out_record or out_size is NULL");
+        if (!out_record || !out_size)
+            return fail(r->error, RC_ERR_NULL, "rc_replay_inputs: out_record or out_size is NULL");
         if (frame < r->reader.start_frame() || frame >= r->reader.end_frame())
             return outside(r->error, "rc_replay_inputs", frame, r->reader);
         const auto rec = r->reader.inputs(static_cast<frame_t>(frame)).record();
@@ -171,8 +176,8 @@ rc_status rc_replay_keyframe_frame(const rc_replay *cr, uint32_t index, rc_frame
         if (!out_frame) return fail(r->error, RC_ERR_NULL, "rc_replay_keyframe_frame: out_frame is NULL");
         const auto keys = r->reader.keyframes();
         if (index >= keys.size())
-            return fail(r->error, RC_ERR_NOT_FOUND, "rc_replay_keyframe_frame: keyframe %u, but the replay has %zu", index,
-                        keys.size());
+            return fail(r->error, RC_ERR_NOT_FOUND, "rc_replay_keyframe_frame: keyframe %u, but the replay has %zu",
+                        index, keys.size());
         *out_frame = keys[index].frame;
         return RC_OK;
     });
@@ -221,7 +226,8 @@ rc_status rc_replay_verify(const rc_replay *cr, rc_world *w, rc_step_fn step, vo
             out->actual = rep->actual;
             return RC_OK;
         } catch (const step_refused &s) {
-            return fail(r->error, RC_ERR_ARGUMENT, "rc_replay_verify: the step returned %d at frame %u", s.code, s.frame);
+            return fail(r->error, RC_ERR_ARGUMENT, "rc_replay_verify: the step returned %d at frame %u", s.code,
+                        s.frame);
         }
     });
 }

@@ -26,8 +26,8 @@ struct described_type {
 rc_status describe(rc_schema &s, const rc_type_desc *desc, const char *what, described_type &out) {
     if (!desc) return fail(s.error, RC_ERR_NULL, "%s: the type description is NULL", what);
     if (desc->struct_size < sizeof(rc_type_desc))
-        return fail(s.error, RC_ERR_ARGUMENT, "%s: struct_size is %u, expected at least %zu (sizeof(rc_type_desc))", what,
-                    desc->struct_size, sizeof(rc_type_desc));
+        return fail(s.error, RC_ERR_ARGUMENT, "%s: struct_size is %u, expected at least %zu (sizeof(rc_type_desc))",
+                    what, desc->struct_size, sizeof(rc_type_desc));
     if (!desc->name) return fail(s.error, RC_ERR_NULL, "%s: the type name is NULL", what);
     if (desc->field_count > schema::max_fields)
         return fail(s.error, RC_ERR_ARGUMENT, "%s %s: %u fields, more than %zu", what, desc->name, desc->field_count,
@@ -45,12 +45,13 @@ rc_status describe(rc_schema &s, const rc_type_desc *desc, const char *what, des
             element = 1;
         } else if (f.kind == RC_RECORD) {
             if (f.record >= s.records.size())
-                return fail(s.error, RC_ERR_ARGUMENT, "%s %s: field '%s' refers to record %u, but %zu are declared", what,
-                            desc->name, f.name, f.record, s.records.size());
+                return fail(s.error, RC_ERR_ARGUMENT, "%s %s: field '%s' refers to record %u, but %zu are declared",
+                            what, desc->name, f.name, f.record, s.records.size());
             element = s.records[f.record].size;
             record_align = s.records[f.record].align;
         } else if (element == 0) {
-            return fail(s.error, RC_ERR_ARGUMENT, "%s %s: field '%s' has unknown kind %u", what, desc->name, f.name, f.kind);
+            return fail(s.error, RC_ERR_ARGUMENT, "%s %s: field '%s' has unknown kind %u", what, desc->name, f.name,
+                        f.kind);
         }
         if (f.size == 0 || f.size % element != 0)
             return fail(s.error, RC_ERR_SIZE, "%s %s: field '%s' is %u bytes, not a whole number of %u-byte elements",
@@ -100,7 +101,8 @@ rc_status rc_schema_record(rc_schema *s, const rc_type_desc *type, uint32_t *out
         if (type->size == 0) return fail(s->error, RC_ERR_ARGUMENT, "rc_schema_record: a record needs fields");
         for (const auto &r : s->records)
             if (r.name == type->name)
-                return fail(s->error, RC_ERR_ALREADY_PRESENT, "rc_schema_record: record %s is already declared", type->name);
+                return fail(s->error, RC_ERR_ALREADY_PRESENT, "rc_schema_record: record %s is already declared",
+                            type->name);
         s->records.push_back(rc_record_type{type->name, type->size, d.info.align});
         *out_record = static_cast<uint32_t>(s->records.size() - 1u);
         return RC_OK;
@@ -153,7 +155,8 @@ rc_status rc_schema_group(rc_schema *s, const uint32_t *components, uint32_t cou
                 return fail(s->error, RC_ERR_ARGUMENT, "rc_schema_group: component %u appears twice", id);
             for (const auto &g : s->schema.groups())
                 if (std::find(g.begin(), g.end(), id) != g.end())
-                    return fail(s->error, RC_ERR_ALREADY_PRESENT, "rc_schema_group: %s is already owned by another group",
+                    return fail(s->error, RC_ERR_ALREADY_PRESENT,
+                                "rc_schema_group: %s is already owned by another group",
                                 s->schema.components()[id].name.c_str());
         }
         s->schema.group(std::span<const std::uint32_t>(components, count));

@@ -43,8 +43,8 @@ rc_status rc_world_save_image(const rc_world *cw, rc_frame frame, void *buffer, 
         if (!to_frame_c(frame)) return bad_frame(w->error, "rc_world_save_image", frame);
         *needed = image_size(w->world);
         if (capacity < *needed) // the size query: nothing is saved
-            return fail(w->error, RC_ERR_BUFFER_TOO_SMALL, "rc_world_save_image: the buffer holds %zu bytes, %zu needed",
-                        capacity, *needed);
+            return fail(w->error, RC_ERR_BUFFER_TOO_SMALL,
+                        "rc_world_save_image: the buffer holds %zu bytes, %zu needed", capacity, *needed);
         save(w->world, w->scratch, frame);
         return copy_out(w->error, w->scratch.bytes().data(), w->scratch.size(), buffer, capacity, needed,
                         "rc_world_save_image");
@@ -59,8 +59,10 @@ rc_status rc_world_load_image(rc_world *w, const void *image, size_t size, rc_fr
         if (size) std::memcpy(copy, image, size);
         // Frames are 32-bit inside retcon (docs/frames.md): a larger one is corruption.
         if (size >= sizeof(image_header) && !to_frame_c(w->scratch.frame()))
-            return fail(w->error, RC_ERR_CORRUPT, "rc_world_load_image: the image's frame %llu is beyond retcon's last "
-                        "frame (%u)", static_cast<unsigned long long>(w->scratch.frame()), max_frame);
+            return fail(w->error, RC_ERR_CORRUPT,
+                        "rc_world_load_image: the image's frame %llu is beyond retcon's last "
+                        "frame (%u)",
+                        static_cast<unsigned long long>(w->scratch.frame()), max_frame);
         if (auto r = load_image(w->world, w->scratch); !r) return fail_with(w->error, r.err());
         ++w->epoch;
         if (out_frame) *out_frame = w->scratch.frame();
@@ -101,8 +103,7 @@ rc_status rc_ring_restore(rc_ring *ring, rc_world *w, rc_frame frame) {
         const auto f = to_frame_c(frame);
         if (!f) return bad_frame(ring->error, "rc_ring_restore", frame);
         const world_image *s = ring->ring.find(*f);
-        if (!s)
-            return fail(ring->error, RC_ERR_NOT_FOUND, "rc_ring_restore: the ring does not hold frame %u", *f);
+        if (!s) return fail(ring->error, RC_ERR_NOT_FOUND, "rc_ring_restore: the ring does not hold frame %u", *f);
         if (s->header().schema_hash != w->world.schema_hash())
             return fail(ring->error, RC_ERR_SCHEMA_MISMATCH,
                         "rc_ring_restore: frame %u was saved from a world with another schema", *f);
@@ -116,7 +117,8 @@ rc_status rc_snapshot_file_write(rc_world *w, const char *path, rc_frame frame, 
     if (!w) return fail(thread_error(), RC_ERR_NULL, "rc_snapshot_file_write: world is NULL");
     return guarded(w->error, [&] {
         if (!path) return fail(w->error, RC_ERR_NULL, "rc_snapshot_file_write: path is NULL");
-        if (level < 1 || level > 19) return fail(w->error, RC_ERR_ARGUMENT, "rc_snapshot_file_write: level %d (1..19)", level);
+        if (level < 1 || level > 19)
+            return fail(w->error, RC_ERR_ARGUMENT, "rc_snapshot_file_write: level %d (1..19)", level);
         if (!to_frame_c(frame)) return bad_frame(w->error, "rc_snapshot_file_write", frame);
         if (auto r = write_snapshot_file(path, w->world, frame, level); !r) return fail_with(w->error, r.err());
         return RC_OK;
@@ -193,7 +195,8 @@ rc_status rc_diff_pool(const rc_diff *d, uint32_t index, rc_pool_diff *out) {
             return fail(err, RC_ERR_ARGUMENT, "rc_diff_pool: struct_size is %u, expected %zu", out->struct_size,
                         sizeof(rc_pool_diff));
         if (index >= d->diff.pools.size())
-            return fail(err, RC_ERR_ARGUMENT, "rc_diff_pool: index %u, but %zu pools differ", index, d->diff.pools.size());
+            return fail(err, RC_ERR_ARGUMENT, "rc_diff_pool: index %u, but %zu pools differ", index,
+                        d->diff.pools.size());
         const auto &p = d->diff.pools[index];
         out->pool = p.pool.c_str();
         out->count_a = p.count_a;

@@ -110,7 +110,8 @@ rc_status rc_component_get(rc_world *w, rc_entity entity, uint32_t component, vo
         const auto e = live_entity(w->world, entity);
         if (!e) return stale(*w, entity, "rc_component_get");
         if (w->world.pool_at(component).element_size() == 0)
-            return fail(w->error, RC_ERR_ARGUMENT, "rc_component_get: %s is a tag and has no value (use rc_component_has)",
+            return fail(w->error, RC_ERR_ARGUMENT,
+                        "rc_component_get: %s is a tag and has no value (use rc_component_has)",
                         component_name(*w, component));
         std::byte *p = w->world.try_get(*e, component);
         if (!p)

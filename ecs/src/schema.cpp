@@ -90,14 +90,14 @@ bool read_type(reader &r, schema::type &t) {
     const std::size_t nfields = r.u16();
     if (!r.ok()) return false;
     if (t.align == 0 || (t.align & (t.align - 1)) != 0 || t.align > schema::max_align) {
-        r.fail(errc::corrupt, "type '" + t.name + "' has alignment " + std::to_string(t.align) + ", not a power of two <= " +
-               std::to_string(schema::max_align));
+        r.fail(errc::corrupt, "type '" + t.name + "' has alignment " + std::to_string(t.align) +
+                                  ", not a power of two <= " + std::to_string(schema::max_align));
         return false;
     }
     if (t.size > schema::max_type_size || t.size % t.align != 0) {
         r.fail(t.size > schema::max_type_size ? errc::too_large : errc::corrupt,
                "type '" + t.name + "' has an impossible size " + std::to_string(t.size) + " (limit " +
-               std::to_string(schema::max_type_size) + " bytes, a multiple of its alignment)");
+                   std::to_string(schema::max_type_size) + " bytes, a multiple of its alignment)");
         return false;
     }
     if (nfields > schema::max_fields) {
@@ -113,7 +113,8 @@ bool read_type(reader &r, schema::type &t) {
         f.count = r.u32();
         const auto kind = r.u8();
         if (!r.ok()) return false;
-        if (kind < static_cast<std::uint8_t>(field_kind::boolean) || kind > static_cast<std::uint8_t>(field_kind::bytes)) {
+        if (kind < static_cast<std::uint8_t>(field_kind::boolean) ||
+            kind > static_cast<std::uint8_t>(field_kind::bytes)) {
             r.fail(errc::corrupt, "field '" + t.name + "." + f.name + "' has unknown kind " + std::to_string(kind));
             return false;
         }
@@ -132,15 +133,17 @@ bool read_type(reader &r, schema::type &t) {
     std::uint64_t end = 0;
     for (const auto &[offset, size] : spans) {
         if (offset != end) {
-            r.fail(errc::corrupt, "fields of '" + t.name + "' " +
-                   (offset < end ? "overlap at byte " + std::to_string(offset)
-                                 : "do not cover bytes " + std::to_string(end) + ".." + std::to_string(offset)));
+            r.fail(errc::corrupt,
+                   "fields of '" + t.name + "' " +
+                       (offset < end ? "overlap at byte " + std::to_string(offset)
+                                     : "do not cover bytes " + std::to_string(end) + ".." + std::to_string(offset)));
             return false;
         }
         end = std::uint64_t{offset} + size;
     }
     if (end != t.size) {
-        r.fail(errc::corrupt, "fields of '" + t.name + "' do not cover bytes " + std::to_string(end) + ".." + std::to_string(t.size));
+        r.fail(errc::corrupt,
+               "fields of '" + t.name + "' do not cover bytes " + std::to_string(end) + ".." + std::to_string(t.size));
         return false;
     }
     return true;
@@ -149,13 +152,13 @@ bool read_type(reader &r, schema::type &t) {
 /// Reads a list of types into @p out; names must be unique within it and must not appear in
 /// @p others (components and resources share one name space, as schema::component/resource
 /// require).
-bool read_types(reader &r, std::vector<schema::type> &out, const char *what,
-                std::span<const schema::type> others = {}, const char *others_what = "") {
+bool read_types(reader &r, std::vector<schema::type> &out, const char *what, std::span<const schema::type> others = {},
+                const char *others_what = "") {
     const std::size_t n = r.u32();
     if (!r.ok()) return false;
     if (n > schema::max_types) {
         r.fail(errc::too_large, std::string("declares ") + std::to_string(n) + " " + what + " types (limit " +
-               std::to_string(schema::max_types) + ")");
+                                    std::to_string(schema::max_types) + ")");
         return false;
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -183,8 +186,8 @@ schema::schema(const schema &other)
     refresh_views();
 }
 schema::schema(schema &&other) noexcept
-    : components_{std::move(other.components_)}, resources_{std::move(other.resources_)},
-      groups_{std::move(other.groups_)} {
+    : components_{std::move(other.components_)}, resources_{std::move(other.resources_)}, groups_{std::move(
+                                                                                              other.groups_)} {
     refresh_views();
     other.refresh_views();
 }
@@ -261,7 +264,8 @@ void schema::add_type(std::vector<type> &list, const type_info &info, std::uint3
 void schema::add_group(std::vector<std::uint32_t> seqs, std::vector<std::string_view> names) {
     std::vector<std::uint16_t> ids;
     for (std::size_t i = 0; i < seqs.size(); ++i) {
-        const auto it = std::find_if(components_.begin(), components_.end(), [&](const type &t) { return t.seq == seqs[i]; });
+        const auto it =
+            std::find_if(components_.begin(), components_.end(), [&](const type &t) { return t.seq == seqs[i]; });
         if (it == components_.end())
             internal::misuse("schema: group over %.*s, which is not a declared component (declare it first)",
                              static_cast<int>(names[i].size()), names[i].data());
@@ -271,7 +275,8 @@ void schema::add_group(std::vector<std::uint32_t> seqs, std::vector<std::string_
                 internal::misuse("schema: %.*s is already owned by another group", static_cast<int>(names[i].size()),
                                  names[i].data());
         if (std::find(ids.begin(), ids.end(), id) != ids.end())
-            internal::misuse("schema: %.*s appears twice in one group", static_cast<int>(names[i].size()), names[i].data());
+            internal::misuse("schema: %.*s appears twice in one group", static_cast<int>(names[i].size()),
+                             names[i].data());
         ids.push_back(id);
     }
     groups_.push_back(std::move(ids));
@@ -341,8 +346,8 @@ result<void> schema::check_type(const type_info &info, std::span<const std::uint
         std::uint32_t a = 1;
         if (const auto w = scalar_width(f.kind)) {
             if (element != w)
-                return fail(field + ": a " + std::to_string(w) + "-byte kind, but elements of " + std::to_string(element) +
-                            " bytes");
+                return fail(field + ": a " + std::to_string(w) + "-byte kind, but elements of " +
+                            std::to_string(element) + " bytes");
             a = w;
         } else if (f.kind == field_kind::record && !record_align.empty()) {
             a = record_align[i] ? record_align[i] : 1;
@@ -351,7 +356,8 @@ result<void> schema::check_type(const type_info &info, std::span<const std::uint
         }
         if (f.offset % a != 0)
             return fail(field + " at offset " + std::to_string(f.offset) + " is not at a multiple of its alignment " +
-                        std::to_string(a) + " (other CPUs would lay it out differently: add explicit padding; "
+                        std::to_string(a) +
+                        " (other CPUs would lay it out differently: add explicit padding; "
                         "docs/determinism.md)");
         if (std::uint64_t{f.offset} + f.size > info.size)
             return fail(field + " ends past the type's " + std::to_string(info.size) + " bytes");
@@ -366,7 +372,8 @@ result<void> schema::check_type(const type_info &info, std::span<const std::uint
                                      : "fields overlap at offset " + std::to_string(offset));
         end += size;
     }
-    if (end != info.size) return fail("fields cover " + std::to_string(end) + " of " + std::to_string(info.size) + " bytes");
+    if (end != info.size)
+        return fail("fields cover " + std::to_string(end) + " of " + std::to_string(info.size) + " bytes");
     if (info.align < align || info.align > max_align || (info.align & (info.align - 1)) != 0)
         return fail("alignment " + std::to_string(info.align) + ", but its fields need " + std::to_string(align) +
                     " (a power of two, at least the widest field's)");
@@ -470,14 +477,21 @@ std::vector<std::string> schema::differences(const schema &a, const schema &b) {
         const std::size_t n = std::max(x.size(), y.size());
         for (std::size_t i = 0; i < n; ++i) {
             const std::string id = std::string(what) + " " + std::to_string(i);
-            if (i >= x.size()) { out.push_back(id + ": only in the second schema ('" + y[i].name + "')"); continue; }
-            if (i >= y.size()) { out.push_back(id + ": only in the first schema ('" + x[i].name + "')"); continue; }
+            if (i >= x.size()) {
+                out.push_back(id + ": only in the second schema ('" + y[i].name + "')");
+                continue;
+            }
+            if (i >= y.size()) {
+                out.push_back(id + ": only in the first schema ('" + x[i].name + "')");
+                continue;
+            }
             const auto &p = x[i];
             const auto &q = y[i];
             if (p.name != q.name) out.push_back(id + ": '" + p.name + "' vs '" + q.name + "'");
             else if (p.size != q.size || p.align != q.align)
                 out.push_back(id + " '" + p.name + "': size/align " + std::to_string(p.size) + "/" +
-                              std::to_string(p.align) + " vs " + std::to_string(q.size) + "/" + std::to_string(q.align));
+                              std::to_string(p.align) + " vs " + std::to_string(q.size) + "/" +
+                              std::to_string(q.align));
             else if (p.fields.size() != q.fields.size()) {
                 out.push_back(id + " '" + p.name + "': " + std::to_string(p.fields.size()) + " fields vs " +
                               std::to_string(q.fields.size()));

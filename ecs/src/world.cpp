@@ -93,7 +93,8 @@ void world::destroy(entity e) {
     }
     entities_[idx] = entity_traits::construct(null_index, next_version);
     if (free_.tail == null_index) free_.head = idx;
-    else entities_[free_.tail] = entity_traits::construct(idx, to_version(entities_[free_.tail]));
+    else
+        entities_[free_.tail] = entity_traits::construct(idx, to_version(entities_[free_.tail]));
     free_.tail = idx;
 }
 
@@ -211,12 +212,11 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
     // No byte offsets here: the regions arrive already split up (snapshot/src/image.cpp names
     // the image's offsets). Fixed texts are static; texts with names or numbers are formatted.
     if (table.size() > std::size_t{entity_traits::max_index} + 1u)
-        return error{errc::corrupt, "entity table has " + std::to_string(table.size()) +
-                                        " slots, more than the handle layout allows"};
+        return error{errc::corrupt,
+                     "entity table has " + std::to_string(table.size()) + " slots, more than the handle layout allows"};
     if (pool_owners.size() != pools_.size())
-        return error{errc::schema_mismatch,
-                     "image has " + std::to_string(pool_owners.size()) + " pools, schema declares " +
-                         std::to_string(pools_.size())};
+        return error{errc::schema_mismatch, "image has " + std::to_string(pool_owners.size()) +
+                                                " pools, schema declares " + std::to_string(pools_.size())};
     if (groups.size() != group_lengths_.size())
         return error{errc::schema_mismatch, "group count differs from the schema"};
     if (resources.size() != resources_.size())
@@ -224,7 +224,8 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
     for (std::size_t r = 0; r < schema_->resources().size(); ++r)
         if (resources[r] != std::byte{0} && resources[r] != std::byte{1})
             return error{errc::corrupt, "presence byte of resource '" + std::string(schema_->resources()[r].name) +
-                                            "' is " + std::to_string(static_cast<unsigned>(resources[r])) + ", not 0 or 1"};
+                                            "' is " + std::to_string(static_cast<unsigned>(resources[r])) +
+                                            ", not 0 or 1"};
     std::size_t live = 0;
     std::vector<std::uint8_t> state(table.size(), 0); // 1 live, 2 free (linked), 3 retired
     for (std::size_t i = 0; i < table.size(); ++i) {
@@ -238,8 +239,8 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
         }
     }
     if (live != free.alive)
-        return error{errc::corrupt,
-                     "free-list header says " + std::to_string(free.alive) + " live entities, table has " + std::to_string(live)};
+        return error{errc::corrupt, "free-list header says " + std::to_string(free.alive) +
+                                        " live entities, table has " + std::to_string(live)};
     if (free.reserved != 0) return error{errc::corrupt, "free-list header has a non-zero reserved field"};
     std::size_t linked = 0;
     std::uint32_t prev = null_index;
@@ -253,7 +254,8 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
         cur = to_index(table[cur]);
     }
     if (prev != free.tail) return error{errc::corrupt, "free list does not end at its recorded tail"};
-    if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) != table.size())
+    if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) !=
+        table.size())
         return error{errc::corrupt, "entity table has slots that are neither live, free nor retired"};
     // seen[idx] = 1 + the last pool that held idx: one array for all pools keeps this O(n).
     std::vector<std::uint32_t> seen(table.size(), 0u);
@@ -277,7 +279,8 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
         for (std::size_t i = 0; i < groups[g]; ++i)
             for (auto id : decl[g])
                 if (pool_owners[id][i] != pool_owners[decl[g][0]][i])
-                    return error{errc::corrupt, "group " + std::to_string(g) + " pools are not packed in the same order"};
+                    return error{errc::corrupt,
+                                 "group " + std::to_string(g) + " pools are not packed in the same order"};
         // Complete: no entity past the packed prefix holds every owned type. Count, per entity,
         // the owned pools holding it (each pool is owned by one group at most: O(n) overall).
         for (auto id : decl[g])
@@ -286,7 +289,8 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
         for (std::size_t i = groups[g]; i < first.size(); ++i)
             if (seen[to_index(first[i])] == decl[g].size())
                 return error{errc::corrupt, "group " + std::to_string(g) + " is incomplete: entity " +
-                                                std::to_string(to_index(first[i])) + " at position " + std::to_string(i) +
+                                                std::to_string(to_index(first[i])) + " at position " +
+                                                std::to_string(i) +
                                                 " holds every owned type but lies past the packed length " +
                                                 std::to_string(groups[g])};
         for (auto id : decl[g])
@@ -315,8 +319,8 @@ void world::stale(entity e, const char *what, size_type id) const {
     if (entities_[idx] == null_entity)
         internal::misuse("%s%s: stale entity handle %u (version %u); that index is retired", what, type.c_str(), idx,
                          to_version(e));
-    internal::misuse("%s%s: stale entity handle %u (version %u); the slot is now at version %u", what, type.c_str(), idx,
-                     to_version(e), to_version(entities_[idx]));
+    internal::misuse("%s%s: stale entity handle %u (version %u); the slot is now at version %u", what, type.c_str(),
+                     idx, to_version(e), to_version(entities_[idx]));
 }
 
 void world::missing(entity e, const char *what, size_type id) const {
@@ -424,7 +428,8 @@ std::byte *world::get(entity e, std::size_t id) {
     if (id >= pools_.size()) bad_id("get", id, pools_.size());
     pool &p = pools_[id];
     if (p.element_size() == 0)
-        internal::misuse("get(%.*s): a tag has no value; use has", static_cast<int>(p.info().name.size()), p.info().name.data());
+        internal::misuse("get(%.*s): a tag has no value; use has", static_cast<int>(p.info().name.size()),
+                         p.info().name.data());
     const auto pos = p.index(e);
     if (RETCON_UNLIKELY(pos == pool::npos)) missing(e, "get", static_cast<size_type>(id));
     return p.payload() + std::size_t{pos} * p.element_size();

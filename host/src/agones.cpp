@@ -54,7 +54,8 @@ std::optional<gameserver_view> read_gameserver(const nlohmann::json &gs) {
     if (!gs.is_object()) return std::nullopt;
     gameserver_view v;
     if (const auto *status = member(gs, "status", "status"))
-        if (const auto *state = member(*status, "state", "state"); state && state->is_string()) v.state = state->get<std::string>();
+        if (const auto *state = member(*status, "state", "state"); state && state->is_string())
+            v.state = state->get<std::string>();
     if (const auto *meta = member(gs, "object_meta", "objectMeta"))
         if (const auto *ann = member(*meta, "annotations", "annotations"); ann && ann->is_object())
             if (auto it = ann->find("agones.dev/last-allocated"); it != ann->end() && it->is_string())
@@ -261,16 +262,19 @@ struct agones_orchestrator::impl {
             // A failed request waits a retry period; an idle loop waits for work (and expires
             // unused allocations once a second).
             if (release || shut) pause(opt.retry_ms);
-            else wait_for_work(1000);
+            else
+                wait_for_work(1000);
         }
     }
 
     /// PUTs a label or an annotation until taken (one the sidecar refuses is skipped).
     bool set_metadata(httplib::Client &c, const char *path, const std::string &key, const std::string &value) {
         // Invalid UTF-8 is replaced, not thrown: a label's bytes must never end the process.
-        const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const auto body = nlohmann::json{{"key", key}, {"value", value}}.dump(-1, ' ', false,
+                                                                              nlohmann::json::error_handler_t::replace);
         const std::string what = std::string{"setting "} + (path[10] == 'l' ? "label " : "annotation ") + key;
-        return until_taken(what.c_str(), [&] { return c.Put(path, body, "application/json"); }, true);
+        return until_taken(
+            what.c_str(), [&] { return c.Put(path, body, "application/json"); }, true);
     }
 
     /// The rooms counter's capacity, once: the most matches the host will run at once. The
@@ -347,7 +351,8 @@ struct agones_orchestrator::impl {
         if (!gs.last_allocated.empty() && gs.last_allocated != last_allocated) {
             last_allocated = gs.last_allocated;
             allocation = true;
-        } else if (gs.last_allocated.empty() && last_allocated.empty() && gs.state == "Allocated" && last_state != "Allocated") {
+        } else if (gs.last_allocated.empty() && last_allocated.empty() && gs.state == "Allocated" &&
+                   last_state != "Allocated") {
             allocation = true; // an allocator that does not annotate: the move to Allocated
         }
         if (gs.state != last_state && !gs.state.empty()) log("GameServer is " + gs.state);
@@ -486,8 +491,9 @@ int agones_orchestrator::finish(int status) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     p->log(p->shutdown_seen.load() ? "the GameServer is Shutdown; exiting"
-           : p->terminated.load()  ? (said() ? "SIGTERM, shutdown sent; exiting" : "SIGTERM, the sidecar did not take shutdown; exiting")
-                                   : "no Shutdown seen within " + std::to_string(p->opt.shutdown_wait_ms) + " ms; exiting");
+           : p->terminated.load()
+               ? (said() ? "SIGTERM, shutdown sent; exiting" : "SIGTERM, the sidecar did not take shutdown; exiting")
+               : "no Shutdown seen within " + std::to_string(p->opt.shutdown_wait_ms) + " ms; exiting");
     p->stop_threads();
     return status;
 }

@@ -27,14 +27,15 @@ class edgegap_orchestrator final : public orchestrator {
 public:
     explicit edgegap_orchestrator(const env_lookup &env)
         : request_id_{env_or(env, "ARBITRIUM_REQUEST_ID")}, public_ip_{env_or(env, "ARBITRIUM_PUBLIC_IP")},
-          external_port_{env_or(env, "ARBITRIUM_PORT_GAMEPORT_EXTERNAL")}, delete_url_{env_or(env, "ARBITRIUM_DELETE_URL")},
-          delete_token_{env_or(env, "ARBITRIUM_DELETE_TOKEN")} {}
+          external_port_{env_or(env, "ARBITRIUM_PORT_GAMEPORT_EXTERNAL")},
+          delete_url_{env_or(env, "ARBITRIUM_DELETE_URL")}, delete_token_{env_or(env, "ARBITRIUM_DELETE_TOKEN")} {}
 
     [[nodiscard]] std::string_view name() const noexcept override { return "edgegap"; }
 
     void start(match_host &host) override {
         host_ = &host;
-        host.log("edgegap: deployment " + request_id_ + (public_ip_.empty() ? "" : ", players connect to " + public_ip_) +
+        host.log("edgegap: deployment " + request_id_ +
+                 (public_ip_.empty() ? "" : ", players connect to " + public_ip_) +
                  (external_port_.empty() ? "" : ":" + external_port_));
     }
 
@@ -47,7 +48,8 @@ public:
         }
         const auto split = split_url(delete_url_);
         if (!split) {
-            log("edgegap: ARBITRIUM_DELETE_URL '" + delete_url_ + "' is not an http(s) URL; not stopping the deployment");
+            log("edgegap: ARBITRIUM_DELETE_URL '" + delete_url_ +
+                "' is not an http(s) URL; not stopping the deployment");
             return status;
         }
         httplib::Client client{split->first};
@@ -62,7 +64,8 @@ public:
                 return status;
             }
             const bool retry = !res || res->status == 429 || res->status >= 500;
-            log("edgegap: self-stop " + (res ? "answered " + std::to_string(res->status) : "failed: " + httplib::to_string(res.error())) +
+            log("edgegap: self-stop " +
+                (res ? "answered " + std::to_string(res->status) : "failed: " + httplib::to_string(res.error())) +
                 (retry ? ", retrying" : ", giving up"));
             if (!retry) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));

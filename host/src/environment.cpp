@@ -37,7 +37,8 @@ constexpr std::array<env_variable, 23> variables{{
     {"HATHORA_INITIAL_ROOM_ID", "Hathora: the first room's id (logged)"},
     {"HATHORA_HOSTNAME", "Hathora: the public host name (logged)"},
     {"HATHORA_DEFAULT_PORT", "Hathora: the public port (logged)"},
-    {"HATHORA_INITIAL_ROOM_CONFIG", "Hathora: the open match's parameters as JSON {\"players\",\"tick_hz\",\"seed\",\"settings\"}"},
+    {"HATHORA_INITIAL_ROOM_CONFIG",
+     "Hathora: the open match's parameters as JSON {\"players\",\"tick_hz\",\"seed\",\"settings\"}"},
 }};
 
 template<class T>
@@ -135,7 +136,8 @@ std::span<const env_variable> host_environment_variables() noexcept { return var
 
 result<std::uint16_t> agones_sdk_port(const env_lookup &env) {
     std::uint16_t port = 9358; // the SDK's documented default
-    if (const auto v = env("AGONES_SDK_HTTP_PORT"); !v || v->empty()) return port; // empty: unset, as detect_platform reads it
+    if (const auto v = env("AGONES_SDK_HTTP_PORT"); !v || v->empty())
+        return port; // empty: unset, as detect_platform reads it
     if (auto r = parse_number<std::uint16_t>(env, "AGONES_SDK_HTTP_PORT", port, 1, 65535); !r)
         return result<std::uint16_t>{r.err()};
     return port;
@@ -151,7 +153,9 @@ result<void> apply_environment(host_options &options, const env_lookup &env) {
     }
     if (auto v = env("RETCON_BIND")) o.bind_host = *v;
     if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCHES", o.max_matches, 1, 4096); !r) return r;
-    if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCH_LIMIT", o.match_limit, 0, std::numeric_limits<std::uint32_t>::max()); !r)
+    if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCH_LIMIT", o.match_limit, 0,
+                                             std::numeric_limits<std::uint32_t>::max());
+        !r)
         return r;
     if (auto v = env("RETCON_FLEET")) o.fleet = *v;
     if (auto v = env("RETCON_TOKEN_KEYS")) {
@@ -166,7 +170,8 @@ result<void> apply_environment(host_options &options, const env_lookup &env) {
             if (!key) return result<void>{errc::invalid_argument, "RETCON_TOKEN_KEYS: " + key.message()};
             o.token_keys.push_back(*key);
         }
-        if (o.token_keys.empty()) return result<void>{errc::invalid_argument, "RETCON_TOKEN_KEYS is set but names no key file"};
+        if (o.token_keys.empty())
+            return result<void>{errc::invalid_argument, "RETCON_TOKEN_KEYS is set but names no key file"};
     }
     if (auto v = env("RETCON_REPLAY_DIR")) o.replay_dir = *v;
     if (auto r = parse_seconds_ms(env, "RETCON_DRAIN_GRACE_S", o.drain_grace_ms); !r) return r;

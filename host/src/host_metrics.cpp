@@ -17,9 +17,12 @@ std::uint64_t lateness_histogram::upper_bound_us(std::size_t i) noexcept {
 void lateness_histogram::record(std::uint64_t us) noexcept {
     std::size_t i;
     if (us < 100) i = us / 10;
-    else if (us < 1000) i = 10 + (us - 100) / 50;
-    else if (us < 10000) i = 28 + (us - 1000) / 250;
-    else i = bucket_count - 1;
+    else if (us < 1000)
+        i = 10 + (us - 100) / 50;
+    else if (us < 10000)
+        i = 28 + (us - 1000) / 250;
+    else
+        i = bucket_count - 1;
     ++buckets_[i];
     ++count_;
     sum_us_ += us;
@@ -77,7 +80,8 @@ std::string label(const std::string &id) {
     for (const char c : id) {
         if (c == '"' || c == '\\') s += '\\';
         if (c == '\n') s += "\\n";
-        else s += c;
+        else
+            s += c;
     }
     return s;
 }
@@ -100,13 +104,15 @@ std::string to_prometheus(const host_metrics &m) {
     line(o, "retcon_host_matches_opened_total %llu\n", u(m.matches_opened));
     help(o, "retcon_host_matches_ended_total", "counter", "Matches ended (results written).");
     line(o, "retcon_host_matches_ended_total %llu\n", u(m.matches_ended));
-    help(o, "retcon_host_matches_failed_total", "counter", "Matches ended by an exception in the game or a misuse report.");
+    help(o, "retcon_host_matches_failed_total", "counter",
+         "Matches ended by an exception in the game or a misuse report.");
     line(o, "retcon_host_matches_failed_total %llu\n", u(m.matches_failed));
     help(o, "retcon_host_admissions_total", "counter", "Connections routed to a match.");
     line(o, "retcon_host_admissions_total %llu\n", u(m.admissions));
     help(o, "retcon_host_refusals_total", "counter", "Connections refused (join tokens, drain, full, malformed).");
     line(o, "retcon_host_refusals_total %llu\n", u(m.refusals));
-    help(o, "retcon_host_desyncs_verified_total", "counter", "Desyncs an uploaded snapshot verified, ended matches included.");
+    help(o, "retcon_host_desyncs_verified_total", "counter",
+         "Desyncs an uploaded snapshot verified, ended matches included.");
     line(o, "retcon_host_desyncs_verified_total %llu\n", u(m.desyncs_verified));
     help(o, "retcon_host_replaced_inputs_total", "counter", "Inputs the server substituted, ended matches included.");
     line(o, "retcon_host_replaced_inputs_total %llu\n", u(m.replaced_inputs));
@@ -139,9 +145,11 @@ std::string to_prometheus(const host_metrics &m) {
     line(o, "retcon_host_match_frames_total %llu\n", u(m.costs.frames));
 
     help(o, "retcon_match_players", "gauge", "Players connected to the match.");
-    for (const auto &x : m.per_match) line(o, "retcon_match_players{match=\"%s\"} %u\n", label(x.match_id).c_str(), x.players);
+    for (const auto &x : m.per_match)
+        line(o, "retcon_match_players{match=\"%s\"} %u\n", label(x.match_id).c_str(), x.players);
     help(o, "retcon_match_frame", "gauge", "The match's next frame.");
-    for (const auto &x : m.per_match) line(o, "retcon_match_frame{match=\"%s\"} %u\n", label(x.match_id).c_str(), x.frame);
+    for (const auto &x : m.per_match)
+        line(o, "retcon_match_frame{match=\"%s\"} %u\n", label(x.match_id).c_str(), x.frame);
     help(o, "retcon_match_late_ticks_total", "counter", "Ticks that started 2 ms or more after their deadline.");
     for (const auto &x : m.per_match)
         line(o, "retcon_match_late_ticks_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(), u(x.late_ticks));
@@ -151,10 +159,12 @@ std::string to_prometheus(const host_metrics &m) {
              static_cast<double>(x.max_lateness_us) / 1e6);
     help(o, "retcon_match_desyncs_verified_total", "counter", "Desyncs an uploaded snapshot verified.");
     for (const auto &x : m.per_match)
-        line(o, "retcon_match_desyncs_verified_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(), u(x.desyncs_verified));
+        line(o, "retcon_match_desyncs_verified_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(),
+             u(x.desyncs_verified));
     help(o, "retcon_match_replaced_inputs_total", "counter", "Inputs the server substituted.");
     for (const auto &x : m.per_match)
-        line(o, "retcon_match_replaced_inputs_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(), u(x.replaced_inputs));
+        line(o, "retcon_match_replaced_inputs_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(),
+             u(x.replaced_inputs));
     help(o, "retcon_match_bytes_in_total", "counter", "Payload bytes received from the match's connections.");
     for (const auto &x : m.per_match)
         line(o, "retcon_match_bytes_in_total{match=\"%s\"} %llu\n", label(x.match_id).c_str(), u(x.bytes_in));

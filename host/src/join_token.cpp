@@ -226,7 +226,6 @@ private:
     errc code_ = errc::ok;
 };
 
-
 /// Checks every field for sign_token; the first problem as an invalid_argument error.
 result<void> check_for_signing(const join_token &t) {
     auto bad = [](const char *field, const std::string &value, const char *problem) {
@@ -282,8 +281,7 @@ result<void> write_atomically(const std::filesystem::path &path, const std::stri
     for (std::size_t done = 0; why.empty() && done < text.size();) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            why = os_error("cannot write", temp);
+        if (n <= 0) why = os_error("cannot write", temp);
         else
             done += static_cast<std::size_t>(n);
     }
@@ -663,7 +661,7 @@ struct token_verifier::state {
 };
 
 token_verifier::token_verifier(std::vector<verify_key> keys, token_verifier_options options)
-        : state_{std::make_unique<state>()} {
+    : state_{std::make_unique<state>()} {
     init_sodium();
     state_->keys = std::move(keys);
     state_->options = std::move(options);

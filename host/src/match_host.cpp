@@ -71,9 +71,9 @@ struct match_host::impl final : transport_router {
         std::unique_ptr<server_session> session;
         std::size_t route = no_route;
         std::uint64_t opened_us = 0;
-        std::uint64_t start_us = 0;   // deadline of frame 0 (its phase)
+        std::uint64_t start_us = 0; // deadline of frame 0 (its phase)
         double period_us = 0;
-        frame_t first_frame = 0;      // the session's frame at start_us
+        frame_t first_frame = 0; // the session's frame at start_us
         bool ending = false;
         std::string end_reason;
         std::uint64_t ending_since_us = 0;
@@ -93,7 +93,8 @@ struct match_host::impl final : transport_router {
         std::optional<std::uint64_t> last_hash;
 
         [[nodiscard]] std::uint64_t deadline_us(frame_t f) const {
-            return start_us + static_cast<std::uint64_t>(std::llround(static_cast<double>(f - first_frame) * period_us));
+            return start_us +
+                   static_cast<std::uint64_t>(std::llround(static_cast<double>(f - first_frame) * period_us));
         }
     };
 
@@ -131,9 +132,9 @@ struct match_host::impl final : transport_router {
     };
     std::unordered_map<std::string, hello_bucket> hello_budget;
 
-    host_metrics live;            // the ticking thread's counters
+    host_metrics live; // the ticking thread's counters
     mutable std::mutex published_mutex;
-    host_metrics published;       // copied from `live` once a second
+    host_metrics published; // copied from `live` once a second
 
     std::mutex log_mutex;
     std::function<void(std::string_view)> log_fn;
@@ -157,7 +158,9 @@ struct match_host::impl final : transport_router {
 
     [[nodiscard]] bool open_mode() const noexcept { return !verifier.has_value(); }
     /// The host has opened as many matches as it serves in its life (host_options::match_limit).
-    [[nodiscard]] bool limit_reached() const noexcept { return opt.match_limit != 0 && live.matches_opened >= opt.match_limit; }
+    [[nodiscard]] bool limit_reached() const noexcept {
+        return opt.match_limit != 0 && live.matches_opened >= opt.match_limit;
+    }
 
     void log(std::string_view line) {
         std::lock_guard lock{log_mutex};
@@ -207,8 +210,8 @@ struct match_host::impl final : transport_router {
         if (auto r = wire::decode(data, h); !r) {
             if (r.code() == errc::bad_version)
                 return refuse(peer, wire::reject_reason::protocol,
-                              "protocol version " + std::to_string(wire::peek_hello_version(data)) + ", server speaks " +
-                                  std::to_string(wire::protocol_version));
+                              "protocol version " + std::to_string(wire::peek_hello_version(data)) +
+                                  ", server speaks " + std::to_string(wire::protocol_version));
             mux.refuse(peer);
             note_refusal("malformed hello: " + r.message());
             return no_route;
@@ -239,7 +242,8 @@ struct match_host::impl final : transport_router {
                 if (!best || (m->session->players() > 0 && matches[*best]->session->players() == 0)) best = i;
                 continue;
             }
-            std::erase_if(m->routed_players, [&](const auto &p) { return now - p.second > opt.session.hello_timeout_ms * 1000ull; });
+            std::erase_if(m->routed_players,
+                          [&](const auto &p) { return now - p.second > opt.session.hello_timeout_ms * 1000ull; });
             const auto taken = static_cast<std::size_t>(m->session->players()) + m->routed_players.size();
             if (taken < m->params.players) {
                 best = i;
@@ -249,7 +253,8 @@ struct match_host::impl final : transport_router {
         if (!best) {
             if (draining) return refuse(peer, wire::reject_reason::draining, "the server is shutting down");
             return refuse(peer, wire::reject_reason::match,
-                          h.spectator ? "no match to watch" : "every match is full (" + std::to_string(opt.open_matches) + " running)");
+                          h.spectator ? "no match to watch"
+                                      : "every match is full (" + std::to_string(opt.open_matches) + " running)");
         }
         if (!h.spectator) matches[*best]->routed_players.emplace_back(peer, now);
         return admit_to(*best, peer, -1, 0, false);
@@ -262,7 +267,9 @@ struct match_host::impl final : transport_router {
         auto [it, fresh] = hello_budget.try_emplace(std::move(address));
         hello_bucket &b = it->second;
         if (fresh) b.tokens = opt.hello_burst;
-        else b.tokens = std::min<double>(opt.hello_burst, b.tokens + static_cast<double>(now - b.at_us) * opt.hellos_per_second / 1e6);
+        else
+            b.tokens = std::min<double>(opt.hello_burst,
+                                        b.tokens + static_cast<double>(now - b.at_us) * opt.hellos_per_second / 1e6);
         b.at_us = now;
         if (b.tokens < 1.0) return false;
         b.tokens -= 1.0;
@@ -329,7 +336,8 @@ struct match_host::impl final : transport_router {
     server_admission admission_of(std::size_t index, peer_id peer, const wire::hello_msg &) {
         const auto it = notes.find(peer);
         if (it == notes.end() || it->second.match != index)
-            return server_admission::refuse(wire::reject_reason::join_token, "no verified join token for this connection");
+            return server_admission::refuse(wire::reject_reason::join_token,
+                                            "no verified join token for this connection");
         server_admission a;
         a.slot = it->second.slot;
         a.player_id = it->second.player_id;
@@ -354,7 +362,9 @@ struct match_host::impl final : transport_router {
 
     result<std::size_t> open_match_at(std::size_t index, const std::string &id, const match_params &params) {
         auto made = factory(params);
-        if (!made) return result<std::size_t>{errc::invalid_argument, "the game refused the match settings: " + made.message()};
+        if (!made)
+            return result<std::size_t>{errc::invalid_argument,
+                                       "the game refused the match settings: " + made.message()};
         auto m = std::make_unique<match>();
         m->id = id;
         m->params = params;
@@ -374,7 +384,8 @@ struct match_host::impl final : transport_router {
         so.record_path = m->replay;
         so.record_settings.metadata = m->game.metadata;
         so.record_settings.metadata.emplace_back("match", id);
-        if (!open_mode()) so.admission = [this, index](peer_id p, const wire::hello_msg &h) { return admission_of(index, p, h); };
+        if (!open_mode())
+            so.admission = [this, index](peer_id p, const wire::hello_msg &h) { return admission_of(index, p, h); };
         // The step and the confirmed-frame callback time the parts of a tick (tick_costs).
         match *raw = m.get();
         step_function step = [raw, inner = std::move(m->game.step), this](world &w, const frame_inputs &in) {
@@ -384,7 +395,8 @@ struct match_host::impl final : transport_router {
             live.costs.simulate_ns += raw->step_end_ns - a;
         };
         try {
-            m->session = std::make_unique<server_session>(m->game.config, *m->game.state, std::move(step), mux.route(m->route), so);
+            m->session = std::make_unique<server_session>(m->game.config, *m->game.state, std::move(step),
+                                                          mux.route(m->route), so);
         } catch (...) {
             mux.remove_route(m->route);
             throw;
@@ -399,7 +411,8 @@ struct match_host::impl final : transport_router {
         // Its own frame phase: the least used of phase_buckets slices of the tick period, so
         // matches opened together do not tick on the same instant (docs/hosting.md, "Scheduling").
         m->period_us = 1e6 / params.tick_hz;
-        m->phase = static_cast<std::size_t>(std::min_element(phase_load.begin(), phase_load.end()) - phase_load.begin());
+        m->phase =
+            static_cast<std::size_t>(std::min_element(phase_load.begin(), phase_load.end()) - phase_load.begin());
         ++phase_load[m->phase];
         const auto slice = m->period_us / phase_buckets;
         const auto in_period = std::fmod(static_cast<double>(now - t_start_us), m->period_us);
@@ -418,9 +431,10 @@ struct match_host::impl final : transport_router {
         if (opt.match_limit != 0 && live.matches_opened >= opt.match_limit)
             log("match limit reached: " + std::to_string(opt.match_limit) +
                 " matches opened; the host drains once they have ended");
-        log_match(*matches[index], "opened: " + std::to_string(params.players) + " players at " +
-                                       std::to_string(params.tick_hz) + " Hz, seed " + std::to_string(params.seed) +
-                                       (matches[index]->replay.empty() ? "" : ", recording " + matches[index]->replay.string()));
+        log_match(*matches[index],
+                  "opened: " + std::to_string(params.players) + " players at " + std::to_string(params.tick_hz) +
+                      " Hz, seed " + std::to_string(params.seed) +
+                      (matches[index]->replay.empty() ? "" : ", recording " + matches[index]->replay.string()));
         return index;
     }
 
@@ -480,7 +494,10 @@ struct match_host::impl final : transport_router {
                 if (!m.ending && ev.slot >= 0 && static_cast<std::size_t>(ev.slot) < m.slots.size())
                     m.slots[static_cast<std::size_t>(ev.slot)].present_at_end = false;
                 break;
-            case session_event_kind::recording_failed: m.recording_failed = true; exit_status = 1; break;
+            case session_event_kind::recording_failed:
+                m.recording_failed = true;
+                exit_status = 1;
+                break;
             default: break;
             }
             log_match(m, "[frame " + std::to_string(ev.frame) + "] " + to_string(ev.kind) + " slot " +
@@ -596,24 +613,33 @@ struct match_host::impl final : transport_router {
             match &m = *mp;
             const int players = m.session->players();
             if (players > 0) m.empty_since_us = 0;
-            else if (m.empty_since_us == 0) m.empty_since_us = now;
+            else if (m.empty_since_us == 0)
+                m.empty_since_us = now;
             if (forced) end(m, "drain forced");
-            else if (grace_over) end(m, "drain");
-            else if (draining && players == 0) end(m, "drain");
-            else if (opt.match_duration_ms != 0 && now >= m.opened_us + opt.match_duration_ms * 1000ull) end(m, "duration");
-            else if (players == 0 && (m.had_player || !open_mode()) && now - m.empty_since_us >= opt.empty_timeout_ms * 1000ull)
+            else if (grace_over)
+                end(m, "drain");
+            else if (draining && players == 0)
+                end(m, "drain");
+            else if (opt.match_duration_ms != 0 && now >= m.opened_us + opt.match_duration_ms * 1000ull)
+                end(m, "duration");
+            else if (players == 0 && (m.had_player || !open_mode()) &&
+                     now - m.empty_since_us >= opt.empty_timeout_ms * 1000ull)
                 end(m, m.had_player ? "players left" : "nobody joined");
         }
         if (open_mode() && !draining) open_missing();
         // Its matches served and ended: the host drains itself (run returns).
-        if (limit_reached() && drain_requests.load() == 0 && std::all_of(matches.begin(), matches.end(), [](const auto &m) { return !m; }))
+        if (limit_reached() && drain_requests.load() == 0 &&
+            std::all_of(matches.begin(), matches.end(), [](const auto &m) { return !m; }))
             request_drain();
         // Addresses whose bucket has refilled are forgotten (the map holds recent senders only).
         std::erase_if(hello_budget, [&](const auto &kv) {
-            return opt.hellos_per_second == 0 || now - kv.second.at_us > 1'000'000ull * opt.hello_burst / opt.hellos_per_second;
+            return opt.hellos_per_second == 0 ||
+                   now - kv.second.at_us > 1'000'000ull * opt.hello_burst / opt.hellos_per_second;
         });
         // Admission notes of connections that never sent their hello on to a session.
-        std::erase_if(notes, [&](const auto &kv) { return now - kv.second.at_us > 2'000'000ull + opt.session.hello_timeout_ms * 1000ull; });
+        std::erase_if(notes, [&](const auto &kv) {
+            return now - kv.second.at_us > 2'000'000ull + opt.session.hello_timeout_ms * 1000ull;
+        });
         if (now - last_publish >= 1'000'000) publish();
     }
 
@@ -638,7 +664,8 @@ struct match_host::impl final : transport_router {
             return;
         }
         const double keyframe_cycle_us = 1e6 * opt.session.record_settings.keyframe_interval / p.tick_hz;
-        next_open_us = now + static_cast<std::uint64_t>(keyframe_cycle_us / std::max<std::uint32_t>(opt.open_matches, 1));
+        next_open_us =
+            now + static_cast<std::uint64_t>(keyframe_cycle_us / std::max<std::uint32_t>(opt.open_matches, 1));
     }
 
     void publish() {
@@ -703,7 +730,8 @@ struct match_host::impl final : transport_router {
                     // most max_catch_up a pass: an overloaded host still services its socket
                     // (else ENet times every player out) and the other matches.
                     bool polled = false;
-                    for (int caught = 0; caught < max_catch_up && !m.ending && m.deadline_us(m.session->frame()) <= now; ++caught) {
+                    for (int caught = 0; caught < max_catch_up && !m.ending && m.deadline_us(m.session->frame()) <= now;
+                         ++caught) {
                         if (!polled) {
                             poll_match(m);
                             polled = true;
@@ -725,7 +753,8 @@ struct match_host::impl final : transport_router {
             for (const auto &mp : matches) {
                 if (!mp) continue;
                 if (mp->ending) wake = std::min(wake, mp->last_poll_us + ending_poll_us);
-                else if (mp->session) wake = std::min(wake, mp->deadline_us(mp->session->frame()));
+                else if (mp->session)
+                    wake = std::min(wake, mp->deadline_us(mp->session->frame()));
             }
             const auto t = now_us();
             if (wake > t) mux.wait(std::chrono::microseconds(wake - t));
@@ -746,16 +775,18 @@ struct match_host::impl final : transport_router {
 
 result<std::unique_ptr<match_host>> match_host::create(host_options options, game_factory factory) {
     if (!factory) return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: no game factory"};
-    if (options.max_matches == 0) return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: max_matches is 0"};
+    if (options.max_matches == 0)
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: max_matches is 0"};
     if (options.token_keys.empty() && (options.open_matches == 0 || options.open_matches > options.max_matches))
-        return result<std::unique_ptr<match_host>>{errc::invalid_argument,
-                                                   "match_host: open_matches must be 1.." + std::to_string(options.max_matches)};
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: open_matches must be 1.." +
+                                                                               std::to_string(options.max_matches)};
     if (options.hellos_per_second != 0 && options.hello_burst == 0)
-        return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: hello_burst is 0 (no hello could pass)"};
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument,
+                                                   "match_host: hello_burst is 0 (no hello could pass)"};
     const std::size_t per_match = options.open_params.players + options.session.max_spectators;
     auto eo = enet_options_for_match(0, 0);
-    eo.max_peers = std::min<std::size_t>(4095, options.max_matches * std::max<std::size_t>(per_match, 8) + eo.max_pending +
-                                                   eo.free_slot_reserve);
+    eo.max_peers = std::min<std::size_t>(4095, options.max_matches * std::max<std::size_t>(per_match, 8) +
+                                                   eo.max_pending + eo.free_slot_reserve);
     eo.max_peers_per_address = options.max_peers_per_address;
     auto base = make_enet_server(options.port, eo, options.bind_host);
     if (!base) return base.err();

@@ -24,7 +24,8 @@ struct metrics_server::impl {
     }
 };
 
-result<metrics_server> metrics_server::start(const std::string &bind, std::uint16_t port, std::function<std::string()> render) {
+result<metrics_server> metrics_server::start(const std::string &bind, std::uint16_t port,
+                                             std::function<std::string()> render) {
     auto p = std::make_unique<impl>();
     p->server.Get("/metrics", [render = std::move(render)](const httplib::Request &, httplib::Response &res) {
         res.set_content(render(), "text/plain; version=0.0.4; charset=utf-8");

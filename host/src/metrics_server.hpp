@@ -18,7 +18,8 @@ namespace retcon {
 class metrics_server {
 public:
     /// @brief Listens on @p bind : @p port (0: a free port); errors name the address.
-    static result<metrics_server> start(const std::string &bind, std::uint16_t port, std::function<std::string()> render);
+    static result<metrics_server> start(const std::string &bind, std::uint16_t port,
+                                        std::function<std::string()> render);
     metrics_server(metrics_server &&) noexcept;
     metrics_server &operator=(metrics_server &&) noexcept;
     ~metrics_server();

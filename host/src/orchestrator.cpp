@@ -40,7 +40,8 @@ extern "C" void on_sigint(int) {
 std::unique_ptr<orchestrator> make_plain_orchestrator() { return std::make_unique<plain_orchestrator>(); }
 
 int serve(match_host &host, orchestrator &orch, const serve_options &options) {
-    struct sigaction previous_term {}, previous_int {};
+    struct sigaction previous_term {
+    }, previous_int{};
     if (options.handle_signals) {
         served_host = &host;
         served_orchestrator = &orch;

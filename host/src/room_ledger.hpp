@@ -86,9 +86,9 @@ private:
     }
     std::uint64_t timeout_us_;
     std::uint64_t allocations_ = 0, given_back_ = 0;
-    std::deque<std::uint64_t> pending_;              // allocations no match used yet
-    std::deque<unpaired_match> unpaired_;            // matches opened before any allocation
-    std::unordered_map<std::string, bool> running_;  // running matches: paired with an allocation?
+    std::deque<std::uint64_t> pending_;             // allocations no match used yet
+    std::deque<unpaired_match> unpaired_;           // matches opened before any allocation
+    std::unordered_map<std::string, bool> running_; // running matches: paired with an allocation?
 };
 
 } // namespace retcon

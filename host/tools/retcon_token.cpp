@@ -152,8 +152,7 @@ void print_token(const retcon::join_token &t, std::size_t size, std::uint64_t no
     std::printf("  nonce:       %s\n", hex(t.nonce).c_str());
     std::printf("  fleet:       %s\n", retcon::quoted_text(t.fleet).c_str());
     std::printf("  match id:    %s\n", t.match_id.c_str());
-    if (player)
-        std::printf("  slot:        %u\n", static_cast<unsigned>(t.slot));
+    if (player) std::printf("  slot:        %u\n", static_cast<unsigned>(t.slot));
     else
         std::printf("  slot:        255 (spectator)\n");
     std::printf("  player id:   %llu\n", static_cast<unsigned long long>(t.player_id));
@@ -161,7 +160,8 @@ void print_token(const retcon::join_token &t, std::size_t size, std::uint64_t no
     std::printf("  players:     %u\n", static_cast<unsigned>(t.params.players));
     std::printf("  tick rate:   %u Hz\n", static_cast<unsigned>(t.params.tick_hz));
     std::printf("  seed:        %llu\n", static_cast<unsigned long long>(t.params.seed));
-    std::printf("  settings:    %s (%zu bytes)\n", retcon::quoted_text(t.params.settings).c_str(), t.params.settings.size());
+    std::printf("  settings:    %s (%zu bytes)\n", retcon::quoted_text(t.params.settings).c_str(),
+                t.params.settings.size());
 }
 
 int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
@@ -188,7 +188,8 @@ int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
     const auto out = verifier.verify(*bytes, now);
     if (out.ok) {
         std::printf("verifies: key %u, fleet %s, at %llu (clock skew allowed: %u s)\n", token->key_id,
-                    retcon::quoted_text(options.fleet).c_str(), static_cast<unsigned long long>(now), options.clock_skew_s);
+                    retcon::quoted_text(options.fleet).c_str(), static_cast<unsigned long long>(now),
+                    options.clock_skew_s);
         return status(exit_code::ok);
     }
     std::printf("refused (%s): %s\n", retcon::to_string(out.refusal), out.message.c_str());

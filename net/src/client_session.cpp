@@ -33,7 +33,7 @@ struct client_session::impl final : transport_handler {
     client_state state = client_state::connecting;
     int slot = -1;
     retcon::reconnect_token token;
-    bool report_checksums = true; // the welcome says (spectators: only when the server verifies them)
+    bool report_checksums = true;              // the welcome says (spectators: only when the server verifies them)
     std::size_t players = 0, isz = 0, rec = 0; // players and rec: from the welcome
     std::uint32_t max_frames_per_packet = 1;
 
@@ -49,7 +49,7 @@ struct client_session::impl final : transport_handler {
 
     frame_t current = 0;
     bool stalled = false;
-    std::uint32_t presence = 0;            // present bit per slot in the last confirmed frame
+    std::uint32_t presence = 0; // present bit per slot in the last confirmed frame
     bool have_presence = false;
 
     std::deque<session_event> events;
@@ -57,8 +57,8 @@ struct client_session::impl final : transport_handler {
     std::uint64_t bytes_in = 0, bytes_out = 0;
 
     std::uint64_t now = 0;
-    std::uint64_t connect_start = 0;       // first poll: the connect timeout counts from here
-    bool transport_up = false;             // the transport reported on_connect
+    std::uint64_t connect_start = 0; // first poll: the connect timeout counts from here
+    bool transport_up = false;       // the transport reported on_connect
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
     bool interrupted = false;
@@ -74,14 +74,15 @@ struct client_session::impl final : transport_handler {
     wire::input_msg imsg;
 
     impl(session_config c, world &wr, step_function s, transport &t, client_options o)
-        : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)},
-          rollback{std::size_t{cfg.prediction_window} + 2u} {
+        : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)}, rollback{std::size_t{
+                                                                                                cfg.prediction_window} +
+                                                                                            2u} {
         internal::check_config(cfg, internal::config_side::client);
         checksums.reset(cfg.checksum_interval, forensic_slots);
         isz = cfg.input_size;
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
-        max_frames_per_packet = static_cast<std::uint32_t>(
-            std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
+        max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+            (wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
         window.reserve(wire::limits::max_frames_per_packet * isz);
     }
 
@@ -207,7 +208,8 @@ struct client_session::impl final : transport_handler {
             if (m.diverging.empty()) {
                 ++st.desyncs;
                 if (!upload_forensic(m.frame))
-                    emit(session_event_kind::desync_detected, m.frame, slot, "no local snapshot of that frame to compare");
+                    emit(session_event_kind::desync_detected, m.frame, slot,
+                         "no local snapshot of that frame to compare");
             } else {
                 emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
             }
@@ -282,7 +284,8 @@ struct client_session::impl final : transport_handler {
         ++confirmed_packets;
         // Round trip and timing feedback.
         if (cmsg.echo_time_ms != 0) {
-            const double sample = static_cast<double>(static_cast<std::uint32_t>(now) - cmsg.echo_time_ms) - cmsg.hold_ms;
+            const double sample =
+                static_cast<double>(static_cast<std::uint32_t>(now) - cmsg.echo_time_ms) - cmsg.hold_ms;
             if (rtt.add(sample)) {
                 st.rtt_ms = rtt.rtt_ms();
                 st.jitter_ms = rtt.jitter_ms();
@@ -337,7 +340,8 @@ struct client_session::impl final : transport_handler {
         const world_image *image = checksums.image_after(frame);
         if (!image) return false;
         const auto file = encode_snapshot_file(*image, w.get_schema(), 1);
-        internal::send_snapshot_chunks(frame, frame, file, [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
+        internal::send_snapshot_chunks(frame, frame, file,
+                                       [this](std::span<const std::byte> b) { send(wire::channel::snapshots, b); });
         return true;
     }
 
@@ -464,15 +468,18 @@ struct client_session::impl final : transport_handler {
             }
             if (silent >= cfg.disconnect_ms) {
                 state = client_state::disconnected;
-                emit(session_event_kind::disconnected, current, slot, "server silent for " + std::to_string(silent) + " ms");
+                emit(session_event_kind::disconnected, current, slot,
+                     "server silent for " + std::to_string(silent) + " ms");
                 net.disconnect(0);
             }
         }
-        if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= clock.period()) send_ack();
+        if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= clock.period())
+            send_ack();
         adapt_delay();
         meter.update(now, st, bytes_in, bytes_out);
         if (confirmed_expected > 0)
-            st.loss = 1.0 - std::min(1.0, static_cast<double>(confirmed_packets) / static_cast<double>(confirmed_expected));
+            st.loss =
+                1.0 - std::min(1.0, static_cast<double>(confirmed_packets) / static_cast<double>(confirmed_expected));
         net.flush();
     }
 
@@ -485,7 +492,8 @@ struct client_session::impl final : transport_handler {
     }
 };
 
-client_session::client_session(session_config config, world &w, step_function step, transport &t, client_options options)
+client_session::client_session(session_config config, world &w, step_function step, transport &t,
+                               client_options options)
     : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}
 client_session::~client_session() = default;
 
@@ -510,7 +518,9 @@ client_state client_session::state() const noexcept { return impl_->state; }
 const session_stats &client_session::stats() const noexcept { return impl_->st; }
 int client_session::slot() const noexcept { return impl_->slot; }
 std::size_t client_session::players() const noexcept { return impl_->players; }
-std::uint16_t client_session::tick_hz() const noexcept { return impl_->players == 0 ? std::uint16_t{0} : impl_->cfg.tick_hz; }
+std::uint16_t client_session::tick_hz() const noexcept {
+    return impl_->players == 0 ? std::uint16_t{0} : impl_->cfg.tick_hz;
+}
 frame_t client_session::current_frame() const noexcept { return impl_->current; }
 frame_t client_session::confirmed_frame() const noexcept { return impl_->inputs.confirmed_end(); }
 bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
@@ -521,7 +531,9 @@ bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
 }
 bool client_session::is_resimulating() const noexcept { return impl_->rollback.is_resimulating(); }
 retcon::reconnect_token client_session::reconnect_token() const noexcept { return impl_->token; }
-void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) { impl_->hash_cb = std::move(fn); }
+void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) {
+    impl_->hash_cb = std::move(fn);
+}
 void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }
 
 } // namespace retcon

@@ -29,7 +29,8 @@ inline void check_config(const session_config &c, config_side side = config_side
                    wire::limits::max_input_delay);
     }
     if (c.input_size == 0 || c.input_size > wire::limits::max_input_size)
-        misuse("session_config: input_size %u is outside 1..%zu", static_cast<unsigned>(c.input_size), wire::limits::max_input_size);
+        misuse("session_config: input_size %u is outside 1..%zu", static_cast<unsigned>(c.input_size),
+               wire::limits::max_input_size);
     if (c.prediction_window == 0 || c.prediction_window > 256)
         misuse("session_config: prediction_window %u is outside 1..256", c.prediction_window);
 }

@@ -15,8 +15,8 @@
 #include <vector>
 
 #ifndef _WIN32
-#include <poll.h>
-#include <time.h>
+#    include <poll.h>
+#    include <time.h>
 #endif
 
 namespace retcon {
@@ -75,7 +75,8 @@ public:
     void send(peer_id id, wire::channel ch, std::span<const std::byte> data) override {
         const auto it = peers_.find(id);
         if (it == peers_.end()) return;
-        const enet_uint32 flags = ch == wire::channel::inputs ? 0u : static_cast<enet_uint32>(ENET_PACKET_FLAG_RELIABLE);
+        const enet_uint32 flags =
+            ch == wire::channel::inputs ? 0u : static_cast<enet_uint32>(ENET_PACKET_FLAG_RELIABLE);
         ENetPacket *packet = enet_packet_create(data.data(), data.size(), flags);
         if (packet && enet_peer_send(it->second, static_cast<enet_uint8>(ch), packet) != 0) enet_packet_destroy(packet);
     }
@@ -302,7 +303,9 @@ private:
             for (const std::size_t i : pending_scratch_) {
                 if (eligible <= options_.max_pending) break;
                 if (age(slots_[i].first_seen_ms) < pending_grace_ms) continue;
-                drop(i, "more than " + std::to_string(options_.max_pending) + " connections mid-handshake (oldest dropped)",
+                drop(i,
+                     "more than " + std::to_string(options_.max_pending) +
+                         " connections mid-handshake (oldest dropped)",
                      h);
                 --eligible;
                 --busy;
@@ -314,7 +317,8 @@ private:
         for (const std::size_t i : pending_scratch_) {
             if (host_->peerCount - busy >= reserve) break;
             if (!slots_[i].live) continue; // dropped above
-            drop(i, "fewer than " + std::to_string(reserve) + " free slots (oldest connection mid-handshake dropped)", h);
+            drop(i, "fewer than " + std::to_string(reserve) + " free slots (oldest connection mid-handshake dropped)",
+                 h);
             --busy;
         }
     }
@@ -322,7 +326,8 @@ private:
     void configure(ENetPeer *peer) const {
         enet_peer_timeout(peer, 0, options_.timeout_min_ms, options_.timeout_max_ms);
         // Inputs must not be throttled away when the link degrades: no deceleration.
-        enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_ACCELERATION, 0);
+        enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_ACCELERATION,
+                                     0);
     }
 
     ENetHost *host_;
@@ -357,10 +362,9 @@ result<std::unique_ptr<transport>> make_enet_server(std::uint16_t port, const en
                                                  std::to_string(ENET_PROTOCOL_MAXIMUM_PEER_ID) + ", not " +
                                                  std::to_string(options.max_peers)};
     if (options.free_slot_reserve >= options.max_peers)
-        return error{errc::invalid_argument, "enet_options::free_slot_reserve (" +
-                                                 std::to_string(options.free_slot_reserve) +
-                                                 ") must be less than max_peers (" + std::to_string(options.max_peers) +
-                                                 ")"};
+        return error{errc::invalid_argument,
+                     "enet_options::free_slot_reserve (" + std::to_string(options.free_slot_reserve) +
+                         ") must be less than max_peers (" + std::to_string(options.max_peers) + ")"};
     if (!acquire_enet()) return error{errc::io, "enet_initialize failed"};
     ENetAddress address{};
     address.host = ENET_HOST_ANY;

@@ -40,19 +40,23 @@ divergence name_divergence(const snapshot_diff &d, const std::string &first, con
     for (const auto &s : d.schema_differences) all.push_back("schema: " + s);
     for (const auto &e : d.entity_table) all.push_back("entities: " + e);
     for (const auto &p : d.pools) {
-        if (!p.entities.empty() && !p.entities.front().fields.empty()) name(p.pool + "." + p.entities.front().fields.front().field);
-        else name(p.pool);
+        if (!p.entities.empty() && !p.entities.front().fields.empty())
+            name(p.pool + "." + p.entities.front().fields.front().field);
+        else
+            name(p.pool);
         if (p.entities.empty() && p.order_differs) all.push_back(p.pool + ": same components in a different order");
         for (const auto &e : p.entities) {
             const std::string who = " of entity " + retcon::to_string(e.who);
             if (e.what == entity_difference::kind::only_in_a) all.push_back(p.pool + who + ": only in " + first);
-            else if (e.what == entity_difference::kind::only_in_b) all.push_back(p.pool + who + ": only in " + second);
+            else if (e.what == entity_difference::kind::only_in_b)
+                all.push_back(p.pool + who + ": only in " + second);
             else
                 for (const auto &f : e.fields)
                     all.push_back(p.pool + "." + f.field + who + (f.a.empty() ? "" : ": " + f.a + " -> " + f.b));
         }
         if (p.entities_total > p.entities.size())
-            all.push_back(p.pool + ": " + std::to_string(p.entities_total - p.entities.size()) + " more entities differ");
+            all.push_back(p.pool + ": " + std::to_string(p.entities_total - p.entities.size()) +
+                          " more entities differ");
     }
     if (!d.entity_table.empty()) name("entities");
     if (d.groups_differ) {

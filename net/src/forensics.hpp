@@ -108,7 +108,8 @@ public:
             if (f + 1u != current && !start_of_next) continue;
             world_image &kept = kept_.hold(f / interval_, f);
             if (start_of_next) kept = *start_of_next;
-            else save(w, kept, f + 1u);
+            else
+                save(w, kept, f + 1u);
             pending_frame_ = f;
             pending_ = hash(kept);
             sends_ = 3;

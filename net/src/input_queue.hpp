@@ -34,7 +34,8 @@ public:
     /// @brief Sizes the queue for @p players slots of @p input_size bytes, holding @p capacity
     /// frames; @p slot is the local player's (-1: a spectator, no local inputs). @p rule must
     /// outlive the queue.
-    void reset(std::size_t players, std::size_t input_size, std::size_t capacity, int slot, const prediction_rule &rule) {
+    void reset(std::size_t players, std::size_t input_size, std::size_t capacity, int slot,
+               const prediction_rule &rule) {
         players_ = players;
         isz_ = input_size;
         rec_ = frame_inputs::record_size(players, input_size);
@@ -142,7 +143,8 @@ public:
     /// source of predictions.
     template<class OnFrame>
     void advance_confirmed(OnFrame &&on_frame) {
-        for (; confirmed_.has(confirmed_end_); ++confirmed_end_) on_frame(confirmed_end_, confirmed_.get(confirmed_end_));
+        for (; confirmed_.has(confirmed_end_); ++confirmed_end_)
+            on_frame(confirmed_end_, confirmed_.get(confirmed_end_));
         if (confirmed_end_ > 0 && confirmed_.has(confirmed_end_ - 1u)) {
             std::memcpy(last_confirmed_.data(), confirmed_.get(confirmed_end_ - 1u), rec_);
             have_last_confirmed_ = true;
@@ -166,7 +168,8 @@ public:
     const std::byte *inputs_for(frame_t frame) noexcept {
         std::byte *r = used_.put(frame);
         if (const std::byte *c = confirmed_.get(frame)) std::memcpy(r, c, rec_);
-        else predict(frame, r);
+        else
+            predict(frame, r);
         return r;
     }
 
@@ -180,7 +183,8 @@ private:
             if (static_cast<int>(p) == slot_) {
                 *flag = present;
                 if (const std::byte *mine = local_.get(frame)) std::memcpy(in, mine, isz_);
-                else rule_->predict({last_in, isz_}, {in, isz_});
+                else
+                    rule_->predict({last_in, isz_}, {in, isz_});
             } else {
                 *flag = have_last_confirmed_ ? (last_confirmed_[p] & present) : std::byte{0};
                 rule_->predict({last_in, isz_}, {in, isz_});
@@ -195,9 +199,9 @@ private:
     std::vector<std::byte> last_confirmed_; // record of confirmed_end_ - 1: the prediction source
     bool have_last_confirmed_ = false;
     frame_t confirmed_end_ = 0;
-    frame_t sync_frame_ = 0;    // the frame of the last snapshot: nothing before it is sent
+    frame_t sync_frame_ = 0; // the frame of the last snapshot: nothing before it is sent
     frame_t local_next_ = 0;
-    frame_t acknowledged_ = 0;  // the server holds every local input before this
+    frame_t acknowledged_ = 0; // the server holds every local input before this
     frame_t first_wrong_ = no_frame;
 };
 

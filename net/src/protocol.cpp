@@ -83,8 +83,8 @@ void xor_rle_append(std::vector<std::byte> &out, std::span<const std::byte> inpu
 
 /// Appends the coded @p inputs to a message as a u16 length and the bytes, coding them in
 /// place (the length is patched once known).
-void append_coded_inputs(std::vector<std::byte> &out, std::span<const std::byte> inputs, std::span<const std::byte> base,
-                         std::size_t input_size) {
+void append_coded_inputs(std::vector<std::byte> &out, std::span<const std::byte> inputs,
+                         std::span<const std::byte> base, std::size_t input_size) {
     const std::size_t at = out.size();
     out.resize(at + 2);
     xor_rle_append(out, inputs, base, input_size);
@@ -241,7 +241,8 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
         return error{errc::too_large, "join token longer than 512 bytes", join_at};
     const auto join = r.bytes(join_size);
     if (auto e = expect_end(r); !e) return e;
-    if ((flags & ~(hello_spectator | hello_big_endian)) != 0u) return error{errc::corrupt, "unknown hello flags", flags_at};
+    if ((flags & ~(hello_spectator | hello_big_endian)) != 0u)
+        return error{errc::corrupt, "unknown hello flags", flags_at};
     m.version = version;
     m.schema_hash = schema_hash;
     m.input_layout_hash = layout;
@@ -288,8 +289,7 @@ result<void> decode(std::span<const std::byte> in, welcome_msg &m) {
     if ((flags & ~welcome_report_checksums) != 0u) return error{errc::corrupt, "unknown welcome flags", 11};
     v.report_checksums = (flags & welcome_report_checksums) != 0u;
     v.token = reconnect_token{token.first<reconnect_token::size>()};
-    if (v.max_players < 1 || v.max_players > limits::max_players)
-        return error{errc::corrupt, players_text, 2};
+    if (v.max_players < 1 || v.max_players > limits::max_players) return error{errc::corrupt, players_text, 2};
     if (v.slot != 0xff && v.slot >= v.max_players) return error{errc::corrupt, "slot beyond the player slots", 1};
     if (v.tick_hz == 0) return error{errc::corrupt, "tick rate of 0 Hz", 3};
     if (v.input_delay > limits::max_input_delay) return error{errc::corrupt, "input delay above 60 frames", 5};
@@ -376,7 +376,8 @@ result<void> decode_header(std::span<const std::byte> in, input_msg &m) {
     return {};
 }
 
-result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base, input_msg &m) {
+result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
+                    input_msg &m) {
     input_msg h;
     const auto payload = input_header(in, h);
     if (!payload) return payload.err();
@@ -387,7 +388,8 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
 
 // -------------------------------------------------------------------------------- confirmed
 
-void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out) {
+void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base,
+            std::vector<std::byte> &out) {
     auto w = start(out, message_kind::confirmed);
     w.u32(m.ack_input);
     w.u16(static_cast<std::uint16_t>(m.margin_ms));
@@ -440,8 +442,9 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
     confirmed_msg h;
     const auto payload = confirmed_header(in, h);
     if (!payload) return payload.err();
-    if (auto r = decode_inputs_at(*payload, h.base ? base : std::span<const std::byte>{},
-                                  std::size_t{h.players} * (1u + input_size), h.count, m.frames, confirmed_payload_at + 2);
+    if (auto r =
+            decode_inputs_at(*payload, h.base ? base : std::span<const std::byte>{},
+                             std::size_t{h.players} * (1u + input_size), h.count, m.frames, confirmed_payload_at + 2);
         !r)
         return r;
     assign_header(m, std::move(h), &confirmed_msg::frames);

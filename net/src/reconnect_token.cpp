@@ -41,8 +41,8 @@ result<reconnect_token> reconnect_token::parse(std::string_view hex) {
     while (!hex.empty() && (hex.back() == ' ' || hex.back() == '\t' || hex.back() == '\n' || hex.back() == '\r'))
         hex.remove_suffix(1);
     if (hex.size() != 2 * size)
-        return error{errc::corrupt, "a reconnect token is 32 hexadecimal digits, got " + std::to_string(hex.size()) +
-                                        " characters"};
+        return error{errc::corrupt,
+                     "a reconnect token is 32 hexadecimal digits, got " + std::to_string(hex.size()) + " characters"};
     reconnect_token t;
     std::size_t written = 0;
     const char *end = nullptr;

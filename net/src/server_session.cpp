@@ -32,7 +32,7 @@ struct server_session::impl final : transport_handler {
         bool active = false; // handshake done
         int slot = -1;       // -1: spectator (when active)
         std::string name;
-        std::string address;          // "HOST:PORT" for messages (empty on the simulated network)
+        std::string address; // "HOST:PORT" for messages (empty on the simulated network)
         std::uint64_t connected_at = 0;
         std::uint64_t last_recv = 0;
         bool interrupted = false;
@@ -51,13 +51,13 @@ struct server_session::impl final : transport_handler {
         std::uint32_t uploads = 0;
         std::uint32_t false_claims = 0;
         frame_t awaiting_upload = no_frame;
-        frame_t last_requested = no_frame;  // frames only grow: late chunks of earlier ones are ignored
+        frame_t last_requested = no_frame; // frames only grow: late chunks of earlier ones are ignored
         std::uint64_t upload_started = 0;
-        std::size_t upload_reserved = 0;      // bytes of the server-wide upload budget it holds
+        std::size_t upload_reserved = 0; // bytes of the server-wide upload budget it holds
         frame_t last_checksum_frame = no_frame;
         internal::snapshot_receiver upload{0};
-        std::uint64_t last_resync = 0; // when the last snapshot went out (the join's counts)
-        bool resync_due = false;       // a mismatch or a hopeless lag wants a snapshot
+        std::uint64_t last_resync = 0;  // when the last snapshot went out (the join's counts)
+        bool resync_due = false;        // a mismatch or a hopeless lag wants a snapshot
         std::uint64_t ack_moved_at = 0; // when ack_confirmed last advanced (or a snapshot went out)
         bool loaded = false;            // acknowledged the last snapshot (an ack at or past its frame)
     };
@@ -87,7 +87,7 @@ struct server_session::impl final : transport_handler {
     internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
 
     std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    world_image outgoing; // the snapshot being sent (within one call)
+    world_image outgoing;              // the snapshot being sent (within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
@@ -103,7 +103,7 @@ struct server_session::impl final : transport_handler {
     std::vector<std::byte> out;
     wire::input_msg imsg;
     wire::confirmed_msg cmsg;
-    bool ended = false;         // end_match was called: no more ticks, goodbyes out
+    bool ended = false; // end_match was called: no more ticks, goodbyes out
     std::uint64_t end_started = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
@@ -125,8 +125,8 @@ struct server_session::impl final : transport_handler {
                         opt.forensic_interval);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
-        max_frames_per_packet = static_cast<std::uint32_t>(
-            std::clamp<std::size_t>((wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
+        max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+            (wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
     }
 
     void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
@@ -220,7 +220,7 @@ struct server_session::impl final : transport_handler {
         save(w, outgoing, next_frame);
         const auto file = encode_snapshot_file(outgoing, w.get_schema(), 1);
         internal::send_snapshot_chunks(transfer_id++, next_frame, file,
-                                [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
+                                       [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
         c.sync_frame = next_frame;
         c.ack_confirmed = next_frame;
         c.last_resync = now;
@@ -239,8 +239,8 @@ struct server_session::impl final : transport_handler {
     }
 
     std::size_t spectators() const {
-        return static_cast<std::size_t>(
-            std::count_if(conns.begin(), conns.end(), [](const auto &kv) { return kv.second.active && kv.second.slot < 0; }));
+        return static_cast<std::size_t>(std::count_if(
+            conns.begin(), conns.end(), [](const auto &kv) { return kv.second.active && kv.second.slot < 0; }));
     }
 
     void handle_hello(conn &c, std::span<const std::byte> data) {
@@ -249,24 +249,26 @@ struct server_session::impl final : transport_handler {
             // Another version's hello has another layout: refuse it by name, never as hostile.
             if (r.code() == errc::bad_version && !c.active)
                 return reject(c, wire::reject_reason::protocol,
-                              "protocol version " + std::to_string(wire::peek_hello_version(data)) + ", server speaks " +
-                                  std::to_string(wire::protocol_version));
+                              "protocol version " + std::to_string(wire::peek_hello_version(data)) +
+                                  ", server speaks " + std::to_string(wire::protocol_version));
             return hostile(c, "malformed hello: " + r.message());
         }
         if (c.active) return; // duplicate hello: ignored
-        c.name = h.name; // for the log, also if refused
+        c.name = h.name;      // for the log, also if refused
         // Input records travel as raw bytes and snapshots are memcpy images: byte order is part
         // of what the peers must share (docs/protocol.md, "Handshake").
         if (h.big_endian)
             return reject(c, wire::reject_reason::protocol,
                           "the client is big-endian; retcon peers are little-endian only");
         if (h.schema_hash != w.schema_hash())
-            return reject(c, wire::reject_reason::schema, "world schema differs from the server's (different game build?)");
+            return reject(c, wire::reject_reason::schema,
+                          "world schema differs from the server's (different game build?)");
         if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)
             return reject(c, wire::reject_reason::input, "input layout differs from the server's");
         if (h.content_version != cfg.content_version)
-            return reject(c, wire::reject_reason::content, "content version " + std::to_string(h.content_version) +
-                                                               ", server has " + std::to_string(cfg.content_version));
+            return reject(c, wire::reject_reason::content,
+                          "content version " + std::to_string(h.content_version) + ", server has " +
+                              std::to_string(cfg.content_version));
         // A host's admission check (join tokens: docs/hosting.md) may refuse, or bind the slot.
         server_admission adm;
         if (opt.admission) {
@@ -398,8 +400,10 @@ struct server_session::impl final : transport_handler {
         const world_image *own = checksums.base_for(frame, history);
         std::size_t cap = 0;
         if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
-        else if (c.uploads >= opt.max_uploads_per_client) unverified = "upload quota used";
-        else if (!own) unverified = "server snapshot of that frame no longer held";
+        else if (c.uploads >= opt.max_uploads_per_client)
+            unverified = "upload quota used";
+        else if (!own)
+            unverified = "server snapshot of that frame no longer held";
         else if (cap = upload_cap(*own); upload_reserved_total + cap > opt.upload_budget_bytes)
             unverified = "the server's upload budget is in use";
         if (!unverified.empty()) {
@@ -547,8 +551,7 @@ struct server_session::impl final : transport_handler {
         const frame_t f = next_frame;
         std::byte *r = history.put(f);
         inputs.confirm(
-            f, r,
-            [this](std::size_t s) { return slots[s].owner != no_peer && conns.count(slots[s].owner) != 0; },
+            f, r, [this](std::size_t s) { return slots[s].owner != no_peer && conns.count(slots[s].owner) != 0; },
             [this](std::size_t s) { ++conns.find(slots[s].owner)->second.st.replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
         step(w, fi);
@@ -587,7 +590,8 @@ struct server_session::impl final : transport_handler {
                 const std::byte *r = history.get(first + k);
                 cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
             }
-            cmsg.ack_input = c.slot >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot), next_frame) : next_frame;
+            cmsg.ack_input =
+                c.slot >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot), next_frame) : next_frame;
             cmsg.margin_ms = c.margins.low_percentile();
             c.st.margin_ms = cmsg.margin_ms;
             cmsg.echo_time_ms = c.echo_time;
@@ -632,7 +636,8 @@ struct server_session::impl final : transport_handler {
             std::vector<peer_id> left;
             for (const auto &[peer, c] : conns) left.push_back(peer);
             for (const auto p : left)
-                drop(p, "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms", true);
+                drop(p, "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms",
+                     true);
         }
     }
 
@@ -641,9 +646,12 @@ struct server_session::impl final : transport_handler {
         std::vector<peer_id> half_open, stalled, not_loading;
         for (auto &[peer, c] : conns) {
             if (!c.active && now - c.connected_at >= opt.hello_timeout_ms) half_open.push_back(peer);
-            else if (c.active && !c.loaded && now - c.last_resync >= opt.load_timeout_ms) not_loading.push_back(peer);
-            else if (c.awaiting_upload != no_frame && now - c.upload_started >= opt.upload_timeout_ms) stalled.push_back(peer);
-            else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms) send_snapshot(c);
+            else if (c.active && !c.loaded && now - c.last_resync >= opt.load_timeout_ms)
+                not_loading.push_back(peer);
+            else if (c.awaiting_upload != no_frame && now - c.upload_started >= opt.upload_timeout_ms)
+                stalled.push_back(peer);
+            else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms)
+                send_snapshot(c);
         }
         for (const auto p : not_loading)
             hostile(conns.find(p)->second,
@@ -656,7 +664,8 @@ struct server_session::impl final : transport_handler {
         }
         for (const auto p : half_open) {
             const auto it = conns.find(p);
-            refused(it->second.address, "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
+            refused(it->second.address,
+                    "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
             net.disconnect(p);
             conns.erase(it);
         }
@@ -665,8 +674,9 @@ struct server_session::impl final : transport_handler {
             const frame_t frame = c.awaiting_upload;
             c.awaiting_upload = no_frame;
             release_upload(c);
-            (void)note_unverified(c, frame, "the client's snapshot did not arrive within " +
-                                                std::to_string(opt.upload_timeout_ms) + " ms");
+            (void)note_unverified(c, frame,
+                                  "the client's snapshot did not arrive within " +
+                                      std::to_string(opt.upload_timeout_ms) + " ms");
         }
     }
 
@@ -682,7 +692,8 @@ struct server_session::impl final : transport_handler {
         std::vector<peer_id> joining;
         for (auto &[peer, c] : conns) {
             if (c.active) send(c, wire::channel::control, out);
-            else joining.push_back(peer); // mid-handshake: nothing to say goodbye to
+            else
+                joining.push_back(peer); // mid-handshake: nothing to say goodbye to
         }
         net.flush();
         for (const auto p : joining) drop(p, "match ended", true);
@@ -691,7 +702,8 @@ struct server_session::impl final : transport_handler {
     bool finished() const noexcept { return ended && conns.empty(); }
 };
 
-server_session::server_session(session_config config, world &w, step_function step, transport &t, server_options options)
+server_session::server_session(session_config config, world &w, step_function step, transport &t,
+                               server_options options)
     : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}
 server_session::~server_session() = default;
 
@@ -709,9 +721,7 @@ bool server_session::next_event(session_event &out) {
 void server_session::end_match() { impl_->end_match(); }
 bool server_session::finished() const noexcept { return impl_->finished(); }
 frame_t server_session::frame() const noexcept { return impl_->next_frame; }
-int server_session::players() const noexcept {
-    return static_cast<int>(impl_->slots.occupied());
-}
+int server_session::players() const noexcept { return static_cast<int>(impl_->slots.occupied()); }
 session_stats server_session::client_stats(int slot) const {
     if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->players) return {};
     const auto owner = impl_->slots[static_cast<std::size_t>(slot)].owner;
@@ -738,8 +748,9 @@ void server_session::on_confirmed(confirmed_frame_fn fn) { impl_->recorder = std
 bool server_session::knows(const reconnect_token &token) const noexcept { return impl_->slots.knows(token); }
 
 std::uint64_t server_session::slot_player(int slot) const noexcept {
-    return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slots.size() ? impl_->slots[static_cast<std::size_t>(slot)].player
-                                                                               : 0;
+    return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slots.size()
+               ? impl_->slots[static_cast<std::size_t>(slot)].player
+               : 0;
 }
 
 } // namespace retcon

@@ -20,9 +20,9 @@ struct sim_network::impl {
     struct link {
         link_conditions up, down;
         bool blackout = false;
-        bool client_open = true;  // client has not disconnected
-        bool server_open = true;  // server has not disconnected it
-        bool announced = false;   // client polled once: connection exists
+        bool client_open = true; // client has not disconnected
+        bool server_open = true; // server has not disconnected it
+        bool announced = false;  // client polled once: connection exists
         bool server_knows = false;
         bool client_notified_close = false;
         bool server_notified_close = false;
@@ -65,8 +65,8 @@ struct sim_network::impl {
     std::vector<link> links;
     std::vector<packet> pool;
     std::vector<std::size_t> free_slots;
-    std::vector<std::size_t> to_server;                // heap of packet slots
-    std::vector<std::vector<std::size_t>> to_client;   // heap per client
+    std::vector<std::size_t> to_server;              // heap of packet slots
+    std::vector<std::vector<std::size_t>> to_client; // heap per client
 
     explicit impl(std::uint64_t seed) : rng{seed} {}
 
@@ -83,7 +83,8 @@ struct sim_network::impl {
     }
 
     bool later(std::size_t a, std::size_t b) const {
-        return pool[a].deliver_at != pool[b].deliver_at ? pool[a].deliver_at > pool[b].deliver_at : pool[a].seq > pool[b].seq;
+        return pool[a].deliver_at != pool[b].deliver_at ? pool[a].deliver_at > pool[b].deliver_at
+                                                        : pool[a].seq > pool[b].seq;
     }
 
     void push(std::vector<std::size_t> &heap, std::size_t slot) {
@@ -95,7 +96,8 @@ struct sim_network::impl {
         push(upstream ? to_server : to_client[client], slot);
     }
 
-    void send(std::size_t from, std::size_t client, wire::channel ch, std::span<const std::byte> data, std::uint64_t now) {
+    void send(std::size_t from, std::size_t client, wire::channel ch, std::span<const std::byte> data,
+              std::uint64_t now) {
         if (client >= links.size()) return;
         link &l = links[client];
         if (!l.client_open || !l.server_open) return;
@@ -112,8 +114,10 @@ struct sim_network::impl {
             p.ch = ch;
             p.seq = ++seq;
             p.data.assign(data.begin(), data.end());
-            std::uint64_t delay = c.latency_ms + (c.jitter_ms ? static_cast<std::uint64_t>(uniform() * (c.jitter_ms + 1.0)) : 0u);
-            if (!reliable && uniform() < c.reorder) delay += c.jitter_ms + 1u + static_cast<std::uint64_t>(uniform() * 20.0);
+            std::uint64_t delay =
+                c.latency_ms + (c.jitter_ms ? static_cast<std::uint64_t>(uniform() * (c.jitter_ms + 1.0)) : 0u);
+            if (!reliable && uniform() < c.reorder)
+                delay += c.jitter_ms + 1u + static_cast<std::uint64_t>(uniform() * 20.0);
             p.deliver_at = now + delay;
             if (reliable) { // in order within its channel, like ENet
                 const auto c_index = static_cast<std::size_t>(ch);
@@ -178,8 +182,8 @@ struct sim_network::impl {
             heap.pop_back();
             packet &p = pool[slot];
             const std::size_t client = to_srv ? p.from : 0;
-            const bool open = to_srv ? (links[p.from].client_open && links[p.from].server_open && links[p.from].server_knows)
-                                     : true;
+            const bool open =
+                to_srv ? (links[p.from].client_open && links[p.from].server_open && links[p.from].server_knows) : true;
             if (open) h.on_receive(to_srv ? static_cast<peer_id>(client) : 0, p.ch, p.data);
             free_slots.push_back(slot);
         }

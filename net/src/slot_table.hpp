@@ -15,11 +15,11 @@ namespace retcon::internal {
 /// @brief Where a joining player goes (`slot_table::claim`): a slot, possibly taking it from a
 /// stale connection, or a refusal.
 struct slot_claim {
-    int slot = -1;                       ///< the slot, or -1: refused
-    peer_id replaces = no_peer;          ///< a stale connection of the same player to drop first
-    const char *replace_reason = "";     ///< why it is dropped
+    int slot = -1;                   ///< the slot, or -1: refused
+    peer_id replaces = no_peer;      ///< a stale connection of the same player to drop first
+    const char *replace_reason = ""; ///< why it is dropped
     wire::reject_reason refusal = wire::reject_reason::full;
-    std::string refusal_text;            ///< non-empty when refused
+    std::string refusal_text; ///< non-empty when refused
 };
 
 /**
@@ -32,11 +32,11 @@ class slot_table {
 public:
     /// @brief One slot.
     struct slot {
-        peer_id owner = no_peer;   ///< the connection holding it, or no_peer
-        reconnect_token token;     ///< the token that gets it back (empty: never used)
-        std::uint64_t player = 0;  ///< the identity admission bound it to (0: none said)
+        peer_id owner = no_peer;                     ///< the connection holding it, or no_peer
+        reconnect_token token;                       ///< the token that gets it back (empty: never used)
+        std::uint64_t player = 0;                    ///< the identity admission bound it to (0: none said)
         std::uint32_t uploads = 0, false_claims = 0; // kept across reconnections with the token
-        std::uint64_t left_at = 0; ///< order in which slots were abandoned (0: never)
+        std::uint64_t left_at = 0;                   ///< order in which slots were abandoned (0: never)
     };
 
     /// @brief @p players empty slots.
@@ -60,7 +60,8 @@ public:
      *   the least likely to come back; the newcomer's fresh token invalidates the old one).
      * Every slot's token is compared in constant time, without an early exit.
      */
-    [[nodiscard]] slot_claim claim(peer_id peer, const reconnect_token &token, int bound_slot, std::uint64_t player) const {
+    [[nodiscard]] slot_claim claim(peer_id peer, const reconnect_token &token, int bound_slot,
+                                   std::uint64_t player) const {
         slot_claim c;
         const std::size_t n = slots_.size();
         const auto refuse = [&c](wire::reject_reason why, std::string text) {

@@ -69,7 +69,8 @@ void send_snapshot_chunks(std::uint32_t transfer, frame_t frame, std::span<const
     for (std::size_t off = 0; off < file.size(); off += wire::limits::snapshot_chunk) {
         const std::size_t n = std::min<std::size_t>(wire::limits::snapshot_chunk, file.size() - off);
         m.offset = static_cast<std::uint32_t>(off);
-        m.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(off), file.begin() + static_cast<std::ptrdiff_t>(off + n));
+        m.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(off),
+                       file.begin() + static_cast<std::ptrdiff_t>(off + n));
         wire::encode(m, out);
         send(std::span<const std::byte>(out));
     }

@@ -104,12 +104,14 @@ struct sync_test::impl {
         const world_image replay = save(w, x.frame);
         auto d = diff(replay, w.get_schema(), *resimulated_world, w.get_schema());
         if (!d) x.fields.push_back("not compared: " + d.message());
-        else x.fields = internal::name_divergence(*d, "the first run", "the re-simulation").lines;
+        else
+            x.fields = internal::name_divergence(*d, "the first run", "the re-simulation").lines;
         resimulated_world.reset();
     }
 
     bool advance() {
-        if (current == no_frame) internal::misuse("sync_test::tick: frame %u is the last a match can simulate", max_frame);
+        if (current == no_frame)
+            internal::misuse("sync_test::tick: frame %u is the last a match can simulate", max_frame);
         rollback.save(w, current);
         run(current, true);
         ++current;
@@ -138,8 +140,9 @@ sync_test::~sync_test() = default;
 bool sync_test::tick(const frame_inputs_buffer &in) {
     impl &m = *impl_;
     if (in.players() != m.players || in.input_size() != m.isz)
-        internal::misuse("sync_test::tick: inputs for %zu players of %zu bytes, the config has %zu players of %zu bytes",
-                         in.players(), in.input_size(), m.players, m.isz);
+        internal::misuse(
+            "sync_test::tick: inputs for %zu players of %zu bytes, the config has %zu players of %zu bytes",
+            in.players(), in.input_size(), m.players, m.isz);
     const frame_inputs view = in.view(m.current);
     const auto record = view.record();
     if (const std::size_t p = view.first_unknown_flags(); p != m.players)

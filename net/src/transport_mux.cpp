@@ -15,7 +15,7 @@ namespace {
 // is dropped.
 struct peer_entry {
     peer_id id = no_peer;
-    std::size_t route = no_route;  // no_route: unrouted
+    std::size_t route = no_route;   // no_route: unrouted
     std::uint64_t connected_ms = 0; // the mux poll's time of its on_connect
     std::string address;            // unrouted only: for transport_router::on_unrouted_closed
 };
@@ -144,26 +144,26 @@ struct transport_mux::impl final : transport_handler {
     std::size_t unrouted_count = 0;
     transport_router *router = nullptr; // during poll
     std::uint64_t now = 0;
-    int draining = 0;                    // routes delivering their queues right now
-    std::vector<peer_id> expired;        // poll's scratch: unrouted connections past their deadline
+    int draining = 0;             // routes delivering their queues right now
+    std::vector<peer_id> expired; // poll's scratch: unrouted connections past their deadline
 
     // ---------------------------------------------------------------- the peer table
     peer_entry *find(peer_id id) {
-        const auto it = std::lower_bound(peers.begin(), peers.end(), id,
-                                         [](const peer_entry &e, peer_id v) { return e.id < v; });
+        const auto it =
+            std::lower_bound(peers.begin(), peers.end(), id, [](const peer_entry &e, peer_id v) { return e.id < v; });
         return it != peers.end() && it->id == id ? &*it : nullptr;
     }
 
     bool owns(std::size_t route, peer_id id) const {
-        const auto it = std::lower_bound(peers.begin(), peers.end(), id,
-                                         [](const peer_entry &e, peer_id v) { return e.id < v; });
+        const auto it =
+            std::lower_bound(peers.begin(), peers.end(), id, [](const peer_entry &e, peer_id v) { return e.id < v; });
         return it != peers.end() && it->id == id && it->route == route;
     }
 
     // Peer ids usually grow (ENet numbers connections in order), so this is mostly a push_back.
     peer_entry &insert(peer_id id) {
-        const auto it = std::lower_bound(peers.begin(), peers.end(), id,
-                                         [](const peer_entry &e, peer_id v) { return e.id < v; });
+        const auto it =
+            std::lower_bound(peers.begin(), peers.end(), id, [](const peer_entry &e, peer_id v) { return e.id < v; });
         peer_entry &e = *peers.insert(it, peer_entry{});
         e.id = id;
         ++unrouted_count;
@@ -171,8 +171,8 @@ struct transport_mux::impl final : transport_handler {
     }
 
     void forget(peer_id id) {
-        const auto it = std::lower_bound(peers.begin(), peers.end(), id,
-                                         [](const peer_entry &e, peer_id v) { return e.id < v; });
+        const auto it =
+            std::lower_bound(peers.begin(), peers.end(), id, [](const peer_entry &e, peer_id v) { return e.id < v; });
         if (it == peers.end() || it->id != id) return;
         if (it->route == no_route) --unrouted_count;
         peers.erase(it);
@@ -234,8 +234,8 @@ struct transport_mux::impl final : transport_handler {
         route_transport *r = live_route(chosen);
         if (!r) {
             const std::string address = refuse(peer);
-            router->on_unrouted_closed(address, "the router chose route " + std::to_string(chosen) +
-                                                    ", which does not exist");
+            router->on_unrouted_closed(address,
+                                       "the router chose route " + std::to_string(chosen) + ", which does not exist");
             return;
         }
         e->route = chosen;
@@ -263,7 +263,8 @@ struct transport_mux::impl final : transport_handler {
     void expire(std::uint64_t now_ms) {
         expired.clear();
         for (const peer_entry &e : peers)
-            if (e.route == no_route && now_ms > e.connected_ms && now_ms - e.connected_ms >= options.unrouted_timeout_ms)
+            if (e.route == no_route && now_ms > e.connected_ms &&
+                now_ms - e.connected_ms >= options.unrouted_timeout_ms)
                 expired.push_back(e.id);
         for (const peer_id id : expired) {
             const peer_entry *e = find(id); // an earlier report's router may have refused it

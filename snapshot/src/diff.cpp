@@ -53,7 +53,8 @@ result<snapshot_diff> diff(const world_image &a, const schema &schema_a, const w
     const auto &ha = va->header;
     const auto &hb = vb->header;
     auto head_diff = [&out](const char *what, std::uint64_t x, std::uint64_t y) {
-        if (x != y) out.entity_table.push_back(std::string(what) + ": " + std::to_string(x) + " vs " + std::to_string(y));
+        if (x != y)
+            out.entity_table.push_back(std::string(what) + ": " + std::to_string(x) + " vs " + std::to_string(y));
     };
     head_diff("entity slots", ha.entity_slots, hb.entity_slots);
     head_diff("live entities", ha.alive, hb.alive);
@@ -150,7 +151,8 @@ std::string snapshot_diff::to_text() const {
         for (const auto &e : p.entities) {
             s += "  entity " + retcon::to_string(e.who);
             if (e.what == entity_difference::kind::only_in_a) s += ": only in the first\n";
-            else if (e.what == entity_difference::kind::only_in_b) s += ": only in the second\n";
+            else if (e.what == entity_difference::kind::only_in_b)
+                s += ": only in the second\n";
             else {
                 s += ":\n";
                 for (const auto &f : e.fields) s += "    " + f.field + ": " + f.a + " -> " + f.b + "\n";
@@ -181,8 +183,9 @@ std::string snapshot_diff::to_json() const {
     s += ",\"pools\":[";
     for (std::size_t i = 0; i < pools.size(); ++i) {
         const auto &p = pools[i];
-        s += std::string(i ? "," : "") + "{\"pool\":" + json_string(p.pool) + ",\"count_a\":" + std::to_string(p.count_a) +
-             ",\"count_b\":" + std::to_string(p.count_b) + ",\"order_differs\":" + (p.order_differs ? "true" : "false") +
+        s += std::string(i ? "," : "") + "{\"pool\":" + json_string(p.pool) +
+             ",\"count_a\":" + std::to_string(p.count_a) + ",\"count_b\":" + std::to_string(p.count_b) +
+             ",\"order_differs\":" + (p.order_differs ? "true" : "false") +
              ",\"entities_total\":" + std::to_string(p.entities_total) + ",\"entities\":[";
         for (std::size_t k = 0; k < p.entities.size(); ++k) {
             const auto &e = p.entities[k];
@@ -193,8 +196,9 @@ std::string snapshot_diff::to_json() const {
                  what + "\",\"fields\":[";
             for (std::size_t f = 0; f < e.fields.size(); ++f)
                 s += std::string(f ? "," : "") + "{\"field\":" + json_string(e.fields[f].field) +
-                     ",\"offset\":" + std::to_string(e.fields[f].offset) + ",\"size\":" + std::to_string(e.fields[f].size) +
-                     ",\"a\":" + json_string(e.fields[f].a) + ",\"b\":" + json_string(e.fields[f].b) + "}";
+                     ",\"offset\":" + std::to_string(e.fields[f].offset) +
+                     ",\"size\":" + std::to_string(e.fields[f].size) + ",\"a\":" + json_string(e.fields[f].a) +
+                     ",\"b\":" + json_string(e.fields[f].b) + "}";
             s += "]}";
         }
         s += "]}";

@@ -63,23 +63,22 @@ result<file_header> read_file_header(std::span<const std::byte> bytes, const fil
 }
 
 result<header_blocks> read_header_blocks(std::span<const std::byte> bytes, const file_header &header,
-                                         std::uint64_t extra_size, const file_format &format,
-                                         const std::string &name) {
+                                         std::uint64_t extra_size, const file_format &format, const std::string &name) {
     byte_reader r{bytes.subspan(file_header_size), file_header_size};
     header_blocks b;
     b.schema_block = r.bytes(header.schema_size);
     b.extra_block = r.bytes(static_cast<std::size_t>(extra_size));
     if (!r.ok())
         return error{errc::truncated,
-                     at_byte(name, file_header_size) +
-                         (format.has_metadata ? std::string("schema or metadata block runs past the end")
-                                              : "schema block of " + std::to_string(header.schema_size) +
-                                                    " bytes runs past the end of the file")};
+                     at_byte(name, file_header_size) + (format.has_metadata
+                                                            ? std::string("schema or metadata block runs past the end")
+                                                            : "schema block of " + std::to_string(header.schema_size) +
+                                                                  " bytes runs past the end of the file")};
     b.end = r.offset();
     if (xxh3_concat({bytes.first(header_checksum_offset), b.schema_block, b.extra_block}) != header.checksum)
-        return error{errc::checksum, at_byte(name, header_checksum_offset) +
-                                         (format.has_metadata
-                                              ? "header checksum mismatch (header, schema or metadata damaged)"
+        return error{errc::checksum,
+                     at_byte(name, header_checksum_offset) +
+                         (format.has_metadata ? "header checksum mismatch (header, schema or metadata damaged)"
                                               : "header checksum mismatch (header or schema block damaged)")};
     return b;
 }

@@ -81,8 +81,7 @@ struct header_blocks {
 /// @brief Reading, step 2: the schema block and @p extra_size bytes of extra block are all there
 /// (`truncated`) and match the header checksum (`checksum`).
 result<header_blocks> read_header_blocks(std::span<const std::byte> bytes, const file_header &header,
-                                         std::uint64_t extra_size, const file_format &format,
-                                         const std::string &name);
+                                         std::uint64_t extra_size, const file_format &format, const std::string &name);
 
 /// @brief Reading, step 3: the schema block parses and hashes to the header's schema hash.
 /// Both failures are `corrupt`: a bad block inside a checksummed header is a corrupt file,

@@ -55,7 +55,8 @@ result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std:
         const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            const auto e = n < 0 ? os_error(path, "read failed") : error{errc::truncated, path.string() + ": file shrank while reading"};
+            const auto e = n < 0 ? os_error(path, "read failed")
+                                 : error{errc::truncated, path.string() + ": file shrank while reading"};
             ::close(fd);
             return e;
         }

@@ -104,22 +104,23 @@ template<class Sink>
 bool image_section_hashes(std::span<const std::byte> image, Sink &&sink) {
     image_header h{};
     std::span<const std::byte> owners;
-    const auto walked = layout::walk_image(image, std::span<const std::uint32_t>{}, [&](const layout::section &s,
-                                                                                        std::span<const std::byte> b) {
-        switch (s.kind) {
-        case section_kind::header: std::memcpy(&h, b.data(), sizeof h); break;
-        case section_kind::pool_table: break;
-        case section_kind::entity_table:
-            sink(s.kind, hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, b.data()));
-            break;
-        case section_kind::pool_owners: owners = b; break;
-        case section_kind::pool_payload:
-            sink(s.kind, hash_pool(static_cast<std::uint32_t>(owners.size() / 4u), owners.data(), b.data(), b.size()));
-            break;
-        case section_kind::group_lengths:
-        case section_kind::resources: sink(s.kind, xxh3(b)); break;
-        }
-    });
+    const auto walked = layout::walk_image(
+        image, std::span<const std::uint32_t>{}, [&](const layout::section &s, std::span<const std::byte> b) {
+            switch (s.kind) {
+            case section_kind::header: std::memcpy(&h, b.data(), sizeof h); break;
+            case section_kind::pool_table: break;
+            case section_kind::entity_table:
+                sink(s.kind, hash_entities(h.entity_slots, h.free_head, h.free_tail, h.alive, b.data()));
+                break;
+            case section_kind::pool_owners: owners = b; break;
+            case section_kind::pool_payload:
+                sink(s.kind,
+                     hash_pool(static_cast<std::uint32_t>(owners.size() / 4u), owners.data(), b.data(), b.size()));
+                break;
+            case section_kind::group_lengths:
+            case section_kind::resources: sink(s.kind, xxh3(b)); break;
+            }
+        });
     return walked.ok();
 }
 
@@ -211,7 +212,8 @@ std::vector<std::string> world_hashes::diverging(const world_hashes &other, cons
     if (entities != other.entities) out.emplace_back("entities");
     const std::size_t n = std::min(pools.size(), other.pools.size());
     for (std::size_t i = 0; i < n; ++i)
-        if (pools[i] != other.pools[i]) out.emplace_back(i < s.components().size() ? s.components()[i].name : "pool " + std::to_string(i));
+        if (pools[i] != other.pools[i])
+            out.emplace_back(i < s.components().size() ? s.components()[i].name : "pool " + std::to_string(i));
     if (groups != other.groups) out.emplace_back("groups");
     if (resources != other.resources) out.emplace_back("resources");
     return out;

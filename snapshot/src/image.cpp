@@ -106,7 +106,9 @@ void save(const world &w, world_image &out, std::uint64_t frame) {
             }
             case layout::section_kind::pool_table: p = put_pool_table(p, w); break;
             case layout::section_kind::entity_table: p = layout::put_section(p, w.entity_table().data(), n); break;
-            case layout::section_kind::pool_owners: p = layout::put_section(p, w.pool_at(s.pool).owners().data(), n); break;
+            case layout::section_kind::pool_owners:
+                p = layout::put_section(p, w.pool_at(s.pool).owners().data(), n);
+                break;
             case layout::section_kind::pool_payload: p = layout::put_section(p, w.pool_at(s.pool).payload(), n); break;
             case layout::section_kind::group_lengths: p = layout::put_section(p, w.group_lengths().data(), n); break;
             case layout::section_kind::resources: p = layout::put_section(p, w.resource_bytes().data(), n); break;

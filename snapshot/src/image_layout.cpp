@@ -48,11 +48,11 @@ result<void> read_header(std::span<const std::byte> image, bool check_pools, std
     if (h.header_size != header_bytes)
         return {errc::corrupt, "image: header size " + std::to_string(h.header_size) + ", expected 64"};
     if (h.total_size != image.size())
-        return {errc::truncated, "image: header declares " + describe_bytes(h.total_size) + ", have " +
-                                     describe_bytes(image.size())};
+        return {errc::truncated,
+                "image: header declares " + describe_bytes(h.total_size) + ", have " + describe_bytes(image.size())};
     if (check_pools && h.pool_count != expected_pools)
-        return {errc::schema_mismatch, "image: " + std::to_string(h.pool_count) + " pools, schema declares " +
-                                           std::to_string(expected_pools)};
+        return {errc::schema_mismatch,
+                "image: " + std::to_string(h.pool_count) + " pools, schema declares " + std::to_string(expected_pools)};
     if (h.pool_count > max_pools)
         return {errc::corrupt, "image: " + std::to_string(h.pool_count) + " pools exceed the schema limit"};
     if (h.entity_slots > max_entity_slots)
@@ -82,8 +82,8 @@ error element_size_too_large(std::uint64_t pool, std::uint64_t have) {
 }
 
 error sections_end_early(std::uint64_t end, std::uint64_t total) {
-    return error{errc::corrupt, "image: sections end at byte " + std::to_string(end) + " but the image has " +
-                                    describe_bytes(total)};
+    return error{errc::corrupt,
+                 "image: sections end at byte " + std::to_string(end) + " but the image has " + describe_bytes(total)};
 }
 
 bool section_regions(std::span<const std::byte> image, std::vector<region> &out) {
@@ -127,7 +127,8 @@ result<image_view> parse_image(std::span<const std::byte> image, std::span<const
     return v;
 }
 
-result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes, image_view &out) {
+result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes,
+                         image_view &out) {
     return internal::image_layout::parse_into(image, element_sizes, out);
 }
 

@@ -121,11 +121,12 @@ constexpr bool for_each_section(const counts &c, Shape &&shape, Visit &&visit) {
 /// @brief Bytes an image of @p w takes, header and padding included.
 [[nodiscard]] inline std::uint64_t total_size(const world &w) noexcept {
     std::uint64_t n = 0;
-    for_each_section(counts_of(w), [&w](std::uint64_t i) { return shape_of(w, static_cast<std::size_t>(i)); },
-                     [&n](const section &s) {
-                         n += padded(s.bytes);
-                         return true;
-                     });
+    for_each_section(
+        counts_of(w), [&w](std::uint64_t i) { return shape_of(w, static_cast<std::size_t>(i)); },
+        [&n](const section &s) {
+            n += padded(s.bytes);
+            return true;
+        });
     return n;
 }
 

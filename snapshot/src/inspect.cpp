@@ -43,7 +43,8 @@ const char *kind_name(field_kind k) {
 }
 
 std::string describe_type(const schema::type &t) {
-    std::string s = t.name + " (" + (t.size ? std::to_string(t.size) + " bytes, align " + std::to_string(t.align) : "tag") + ")";
+    std::string s =
+        t.name + " (" + (t.size ? std::to_string(t.size) + " bytes, align " + std::to_string(t.align) : "tag") + ")";
     for (std::size_t i = 0; i < t.fields.size(); ++i) {
         const auto &f = t.fields[i];
         s += (i ? ", " : ": ") + f.name + ":" + kind_name(f.kind);
@@ -57,7 +58,8 @@ std::string image_summary(const world_image &img, const schema &s) {
     const auto &h = img.header();
     const auto sizes = internal::image_layout::element_sizes_of(s);
     auto v = parse_image(img.bytes(), sizes);
-    std::string out = "  entities: " + std::to_string(h.alive) + " live of " + std::to_string(h.entity_slots) + " slots\n";
+    std::string out =
+        "  entities: " + std::to_string(h.alive) + " live of " + std::to_string(h.entity_slots) + " slots\n";
     if (!v) return out + "  (image unreadable: " + v.message() + ")\n";
     for (std::size_t i = 0; i < v->owners.size(); ++i)
         out += "  pool " + s.components()[i].name + ": " + std::to_string(v->owners[i].size()) + " components, " +
@@ -68,13 +70,16 @@ std::string image_summary(const world_image &img, const schema &s) {
         out += ": " + std::to_string(v->group_lengths[g]) + " packed\n";
     }
     for (std::size_t r = 0; r < s.resources().size(); ++r)
-        out += "  resource " + s.resources()[r].name + ": " + (v->resources[r] != std::byte{0} ? "set" : "unset") + "\n";
+        out +=
+            "  resource " + s.resources()[r].name + ": " + (v->resources[r] != std::byte{0} ? "set" : "unset") + "\n";
     return out;
 }
 
 } // namespace
 
-std::string format_field(const schema::field &f, const std::byte *bytes) { return internal::format_value(f, bytes, false); }
+std::string format_field(const schema::field &f, const std::byte *bytes) {
+    return internal::format_value(f, bytes, false);
+}
 
 std::string describe_schema(const schema &s) {
     std::string out = "schema " + internal::hex64(s.hash()) + "\n";
@@ -96,8 +101,8 @@ result<file_kind> detect_file_kind(const std::filesystem::path &path) {
     unsigned char m[4] = {};
     in.read(reinterpret_cast<char *>(m), 4);
     if (in.gcount() < 4) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
-    const std::uint32_t magic = std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) |
-                                (std::uint32_t{m[3]} << 24);
+    const std::uint32_t magic =
+        std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) | (std::uint32_t{m[3]} << 24);
     switch (internal::identify_magic(magic)) {
     case internal::magic_kind::snapshot: return file_kind::snapshot;
     case internal::magic_kind::replay: return file_kind::replay;
@@ -115,10 +120,12 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
     if (*kind == file_kind::snapshot) {
         auto f = read_snapshot_file(path, limits);
         if (!f) return f.err();
-        std::string out = path.string() + ": retcon snapshot file, format " + std::to_string(snapshot_file_version) + "\n";
+        std::string out =
+            path.string() + ": retcon snapshot file, format " + std::to_string(snapshot_file_version) + "\n";
         out += "  frame: " + std::to_string(f->frame) + "\n";
         out += "  size: " + std::to_string(f->file_bytes) + " bytes on disk, image " + std::to_string(f->image.size()) +
-               " bytes, zstd level " + std::to_string(f->level) + ", ratio " + ratio(f->image.size(), f->compressed_bytes) + "\n";
+               " bytes, zstd level " + std::to_string(f->level) + ", ratio " +
+               ratio(f->image.size(), f->compressed_bytes) + "\n";
         out += image_summary(f->image, f->schema);
         return out + describe_schema(f->schema);
     }
@@ -129,7 +136,8 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
         std::string out = path.string() + ": retcon replay file, format " + std::to_string(replay_file_version) + "\n";
         out += "  frames: " + std::to_string(r->start_frame()) + ".." + std::to_string(r->end_frame()) + " (" +
                std::to_string(r->frame_count()) + " frames at " + std::to_string(st.tick_hz) + " Hz)\n";
-        out += "  players: " + std::to_string(st.players) + ", input " + std::to_string(st.input_size) + " bytes each\n";
+        out +=
+            "  players: " + std::to_string(st.players) + ", input " + std::to_string(st.input_size) + " bytes each\n";
         out += std::string("  complete: ") + (r->complete() ? "yes" : "no (" + r->truncation_note() + ")") + "\n";
         std::uint64_t full_raw = 0, full_stored = 0, delta_raw = 0, delta_stored = 0, nfull = 0;
         for (const auto &k : r->keyframes()) {
@@ -137,9 +145,10 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
             (k.full ? full_stored : delta_stored) += k.stored_bytes;
             nfull += k.full ? 1u : 0u;
         }
-        out += "  keyframes: " + std::to_string(r->keyframes().size()) + " (" + std::to_string(nfull) + " full, ratio " +
-               ratio(full_raw, full_stored) + "; " + std::to_string(r->keyframes().size() - nfull) + " delta, ratio " +
-               ratio(delta_raw, delta_stored) + "), every " + std::to_string(st.keyframe_interval) + " frames\n";
+        out += "  keyframes: " + std::to_string(r->keyframes().size()) + " (" + std::to_string(nfull) +
+               " full, ratio " + ratio(full_raw, full_stored) + "; " + std::to_string(r->keyframes().size() - nfull) +
+               " delta, ratio " + ratio(delta_raw, delta_stored) + "), every " + std::to_string(st.keyframe_interval) +
+               " frames\n";
         out += "  size: " + std::to_string(r->file_bytes()) + " bytes\n";
         for (const auto &[k, v] : st.metadata) out += "  meta " + k + " = " + v + "\n";
         return out + describe_schema(r->schema());
@@ -160,7 +169,8 @@ std::string dump_json(const world_image &image, const schema &s) {
     auto fields = [](const schema::type &t, const std::byte *p) {
         std::string o = "{";
         for (std::size_t i = 0; i < t.fields.size(); ++i)
-            o += (i ? "," : "") + json_string(t.fields[i].name) + ":" + internal::format_value(t.fields[i], p + t.fields[i].offset, true);
+            o += (i ? "," : "") + json_string(t.fields[i].name) + ":" +
+                 internal::format_value(t.fields[i], p + t.fields[i].offset, true);
         return o + "}";
     };
     for (std::size_t r = 0; r < s.resources().size(); ++r) {
@@ -188,7 +198,8 @@ std::string dump_json(const world_image &image, const schema &s) {
             const auto k = position[i][idx];
             if (k == ~0u) continue;
             const auto &t = s.components()[i];
-            out += (firstc ? "" : ",") + json_string(t.name) + ":" + fields(t, v->payloads[i].data() + std::size_t{k} * t.size);
+            out += (firstc ? "" : ",") + json_string(t.name) + ":" +
+                   fields(t, v->payloads[i].data() + std::size_t{k} * t.size);
             firstc = false;
         }
         out += "}}";

@@ -39,7 +39,8 @@ std::span<const std::byte> chunk_payload(std::span<const std::byte> at, const ch
     return at.subspan(chunk_header_size, h.stored);
 }
 
-bool chunk_checksum_matches(std::span<const std::byte> at, const chunk_header &h, std::span<const std::byte> raw) noexcept {
+bool chunk_checksum_matches(std::span<const std::byte> at, const chunk_header &h,
+                            std::span<const std::byte> raw) noexcept {
     return xxh3_concat({at.first(checksum_covers), raw}) == h.checksum;
 }
 

@@ -56,7 +56,8 @@ result<void> decode_metadata(std::span<const std::byte> block, std::uint64_t off
         auto v = m.text(m.u32(), max_metadata_text);
         out.emplace_back(std::move(k), std::move(v));
     }
-    if (!m.ok() || m.remaining() != 0) return {errc::corrupt, at_byte(name, m.offset()) + "metadata block is malformed"};
+    if (!m.ok() || m.remaining() != 0)
+        return {errc::corrupt, at_byte(name, m.offset()) + "metadata block is malformed"};
     return {};
 }
 

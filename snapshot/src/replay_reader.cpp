@@ -122,7 +122,8 @@ result<std::uint64_t> replay_reader::impl::read_header() {
         return error{errc::corrupt, at_byte(name, 16) + "start frame " + std::to_string(head->frame) +
                                         " is beyond the 32-bit frame range (the last frame is " +
                                         std::to_string(max_frame) + ")"};
-    else start_frame = *f;
+    else
+        start_frame = *f;
     auto blocks = internal::read_header_blocks(bytes, *head, meta_size, format, name);
     if (!blocks) return blocks.err();
     if (!internal::settings_in_range(settings))
@@ -131,7 +132,8 @@ result<std::uint64_t> replay_reader::impl::read_header() {
     if (!parsed) return parsed.err();
     sch = std::move(*parsed);
     const std::uint64_t meta_offset = internal::file_header_size + std::uint64_t{head->schema_size};
-    if (auto m = internal::decode_metadata(blocks->extra_block, meta_offset, name, settings.metadata); !m) return m.err();
+    if (auto m = internal::decode_metadata(blocks->extra_block, meta_offset, name, settings.metadata); !m)
+        return m.err();
     record = internal::frame_record_size(settings.players, settings.input_size);
     return blocks->end;
 }
@@ -217,9 +219,10 @@ result<void> replay_reader::impl::take_keyframe(chunk_scan &scan, const chunk_he
                                    std::to_string(keyframe_due(keyframes.size()))};
     if (keyframes.empty() && h.kind != chunk_kind::full_keyframe)
         return {errc::corrupt, at_byte(name, pos) + "the first keyframe must be a full image"};
-    if (h.count != 1) return {errc::corrupt, at_byte(name, pos + 16) + "keyframe chunk with count " + std::to_string(h.count)};
-    keyframes.push_back(replay_keyframe{static_cast<frame_t>(h.frame), h.kind == chunk_kind::full_keyframe, pos, h.stored,
-                                        h.raw});
+    if (h.count != 1)
+        return {errc::corrupt, at_byte(name, pos + 16) + "keyframe chunk with count " + std::to_string(h.count)};
+    keyframes.push_back(
+        replay_keyframe{static_cast<frame_t>(h.frame), h.kind == chunk_kind::full_keyframe, pos, h.stored, h.raw});
     return {};
 }
 
@@ -324,10 +327,11 @@ result<void> replay_reader::impl::decode_chunk(std::uint64_t offset, std::span<s
     const auto at = chunk_at(offset);
     const chunk_header h = internal::read_chunk_header(at);
     if (auto d = codec.decompress(internal::chunk_payload(at, h), raw,
-                                      at_byte(name, offset + internal::chunk_header_size) + "chunk");
+                                  at_byte(name, offset + internal::chunk_header_size) + "chunk");
         !d)
         return d;
-    if (!internal::chunk_checksum_matches(at, h, raw)) return {errc::checksum, at_byte(name, offset) + "chunk checksum mismatch"};
+    if (!internal::chunk_checksum_matches(at, h, raw))
+        return {errc::checksum, at_byte(name, offset) + "chunk checksum mismatch"};
     return {};
 }
 
@@ -336,7 +340,8 @@ result<void> replay_reader::impl::keyframe_image(std::size_t index, world_image 
     std::size_t first = index;
     while (!keyframes[first].full) --first; // the scan guarantees keyframe 0 is full
     if (cached_index != ~std::size_t{0} && cached_index <= index && cached_index >= first) first = cached_index;
-    else if (auto r = load_full_keyframe(first); !r) return r;
+    else if (auto r = load_full_keyframe(first); !r)
+        return r;
     for (std::size_t i = first + 1; i <= index; ++i) // deltas, each against the one before
         if (auto r = apply_delta_keyframe(i); !r) return r;
     out = cached;
@@ -358,7 +363,8 @@ result<void> replay_reader::impl::apply_delta_keyframe(std::size_t index) const 
     delta_bytes.resize(k.image_bytes);
     if (auto r = decode_chunk(k.offset, delta_bytes); !r) return forget_cache(std::move(r));
     if (!delta.decode(delta_bytes, cached.bytes(), {next.prepare(k.image_bytes), k.image_bytes}))
-        return forget_cache({errc::corrupt, at_byte(name, k.offset) + "delta keyframe does not fit the previous keyframe"});
+        return forget_cache(
+            {errc::corrupt, at_byte(name, k.offset) + "delta keyframe does not fit the previous keyframe"});
     std::swap(cached, next);
     cached_index = index;
     return check_image(index);
@@ -389,8 +395,8 @@ std::uint64_t replay_reader::file_bytes() const noexcept { return impl_->bytes.s
 
 const std::byte *replay_reader::impl::record_of(frame_t frame, const char *what) const {
     if (frame < start_frame || frame - start_frame >= frame_count)
-        internal::misuse("replay_reader::%s: frame %u is outside the replay's frames [%u, %u)", what, frame, start_frame,
-                         start_frame + frame_count);
+        internal::misuse("replay_reader::%s: frame %u is outside the replay's frames [%u, %u)", what, frame,
+                         start_frame, start_frame + frame_count);
     return records.data() + std::size_t{frame - start_frame} * record;
 }
 

@@ -12,8 +12,8 @@ result<verify_report> verify(const replay_reader &reader, world &w, const step_f
     // An incomplete file with no readable frame may have held any number of them: nothing
     // would be verified, and that is not a success (a complete file of zero frames is).
     if (reader.frame_count() == 0 && !reader.complete())
-        return error{errc::truncated, reader.name() + ": no frame is readable, nothing was verified; " +
-                                          reader.truncation_note()};
+        return error{errc::truncated,
+                     reader.name() + ": no frame is readable, nothing was verified; " + reader.truncation_note()};
     // Every keyframe, with the checksums and hashes `check` verifies: a damaged keyframe fails
     // verification even though re-simulation does not restore it.
     if (auto c = reader.check(); !c) return c.err();

@@ -27,8 +27,8 @@ struct replay_writer::impl {
     std::uint64_t chunk_first = 0;
     std::uint32_t chunk_frames = 0;
     std::uint64_t keyframes = 0;
-    std::vector<std::byte> frames;     // buffered frame records
-    world_image previous;              // last keyframe image
+    std::vector<std::byte> frames; // buffered frame records
+    world_image previous;          // last keyframe image
     world_image current;
     std::vector<std::byte> raw;        // scratch: a delta, the index payload
     std::vector<std::byte> compressed; // scratch
@@ -46,7 +46,8 @@ struct replay_writer::impl {
         return file.append(head);
     }
 
-    result<void> write_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count, std::span<const std::byte> payload) {
+    result<void> write_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count,
+                             std::span<const std::byte> payload) {
         codec.compress(payload, settings.level, compressed);
         internal::encode_chunk(out, kind, frame, count, payload, compressed);
         index.push_back(internal::index_entry{kind, frame, file.size()});
@@ -94,14 +95,15 @@ replay_writer::~replay_writer() {
     if (impl_ && !impl_->finished) (void)impl_->write_frames(); // best effort; no index
 }
 
-result<replay_writer> replay_writer::create(const std::filesystem::path &path, const world &start,
-                                            frame_t start_frame, replay_settings settings) {
+result<replay_writer> replay_writer::create(const std::filesystem::path &path, const world &start, frame_t start_frame,
+                                            replay_settings settings) {
     if (!internal::settings_in_range(settings))
         return error{errc::invalid_argument, path.string() +
                                                  ": replay settings out of range (players 1..256, input_size 1..4096, "
                                                  "intervals >= 1, frames_per_chunk 1..65536)"};
     if (start_frame > max_frame)
-        return error{errc::invalid_argument, path.string() + ": start frame beyond the last frame a match can simulate"};
+        return error{errc::invalid_argument,
+                     path.string() + ": start frame beyond the last frame a match can simulate"};
     if (settings.metadata.size() > internal::max_metadata_entries)
         return error{errc::invalid_argument, path.string() + ": too many metadata entries"};
     for (const auto &[k, v] : settings.metadata)
@@ -124,10 +126,10 @@ result<void> replay_writer::add_frame(const frame_inputs &in, const world &after
     impl &m = *impl_;
     if (m.finished) return {errc::invalid_argument, "replay_writer: add_frame after finish"};
     if (in.players() != m.settings.players || in.input_size() != m.settings.input_size)
-        return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) + " has " +
-                                            std::to_string(in.players()) + " players of " + std::to_string(in.input_size()) +
-                                            " input bytes; the replay has " + std::to_string(m.settings.players) + " of " +
-                                            std::to_string(m.settings.input_size)};
+        return {errc::invalid_argument,
+                "replay_writer: frame " + std::to_string(in.frame()) + " has " + std::to_string(in.players()) +
+                    " players of " + std::to_string(in.input_size()) + " input bytes; the replay has " +
+                    std::to_string(m.settings.players) + " of " + std::to_string(m.settings.input_size)};
     if (const std::size_t slot = in.first_unknown_flags(); slot != in.players())
         return {errc::invalid_argument, "replay_writer: frame " + std::to_string(in.frame()) +
                                             " has unknown flag bits for slot " + std::to_string(slot)};

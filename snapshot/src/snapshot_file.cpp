@@ -54,7 +54,8 @@ result<void> read_image(std::span<const std::byte> compressed, const snapshot_fi
     if (auto c = internal::check_content_size(compressed, f.image_size, at_byte(name, at) + "image"); !c) return c;
     std::byte *dst = out.image.prepare(static_cast<std::size_t>(f.image_size));
     internal::zstd_codec codec; // one file, one frame: a context per call (see encode_snapshot_file)
-    if (auto d = codec.decompress(compressed, {dst, static_cast<std::size_t>(f.image_size)}, at_byte(name, at) + "image");
+    if (auto d =
+            codec.decompress(compressed, {dst, static_cast<std::size_t>(f.image_size)}, at_byte(name, at) + "image");
         !d)
         return d;
     if (xxh3(out.image.bytes()) != f.image_checksum)
@@ -85,12 +86,14 @@ std::vector<std::byte> encode_snapshot_file(const world_image &image, const sche
     f.image_checksum = xxh3(image.bytes());
     std::vector<std::byte> out;
     out.reserve(file_header_size + schema_bytes.size() + compressed.size());
-    internal::write_file_header(out, internal::snapshot_format, s.hash(), image.frame(), encode_fields(f), schema_bytes);
+    internal::write_file_header(out, internal::snapshot_format, s.hash(), image.frame(), encode_fields(f),
+                                schema_bytes);
     out.insert(out.end(), compressed.begin(), compressed.end());
     return out;
 }
 
-result<void> write_snapshot_file(const std::filesystem::path &path, const world_image &image, const schema &s, int level) {
+result<void> write_snapshot_file(const std::filesystem::path &path, const world_image &image, const schema &s,
+                                 int level) {
     if (image.empty()) return {errc::invalid_argument, path.string() + ": refusing to write an empty snapshot"};
     if (image.header().schema_hash != s.hash())
         return {errc::schema_mismatch, path.string() + ": the image was saved with schema " +

@@ -27,11 +27,13 @@ std::string element(field_kind kind, const std::byte *p, std::size_t size, bool 
     case field_kind::i16: return std::to_string(load<std::int16_t>(p));
     case field_kind::i32: return std::to_string(load<std::int32_t>(p));
     // 64-bit integers are JSON strings: parsers that use doubles would round them.
-    case field_kind::i64: return json ? "\"" + std::to_string(load<std::int64_t>(p)) + "\"" : std::to_string(load<std::int64_t>(p));
+    case field_kind::i64:
+        return json ? "\"" + std::to_string(load<std::int64_t>(p)) + "\"" : std::to_string(load<std::int64_t>(p));
     case field_kind::u8: return std::to_string(load<std::uint8_t>(p));
     case field_kind::u16: return std::to_string(load<std::uint16_t>(p));
     case field_kind::u32: return std::to_string(load<std::uint32_t>(p));
-    case field_kind::u64: return json ? "\"" + std::to_string(load<std::uint64_t>(p)) + "\"" : std::to_string(load<std::uint64_t>(p));
+    case field_kind::u64:
+        return json ? "\"" + std::to_string(load<std::uint64_t>(p)) + "\"" : std::to_string(load<std::uint64_t>(p));
     case field_kind::f32: {
         const float v = load<float>(p);
         if (json && v != v) return "\"nan\"";
@@ -46,7 +48,8 @@ std::string element(field_kind kind, const std::byte *p, std::size_t size, bool 
     }
     case field_kind::entity: {
         const auto e = entity{load<std::uint32_t>(p)};
-        const std::string s = e == null_entity ? "null" : std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
+        const std::string s =
+            e == null_entity ? "null" : std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
         return json ? "\"" + s + "\"" : s;
     }
     case field_kind::text:
@@ -69,7 +72,8 @@ std::string json_string(std::string_view s) {
         case '\t': out += "\\t"; break;
         default:
             if (static_cast<unsigned char>(c) < 0x20) out += number("\\u%04x", static_cast<unsigned>(c));
-            else out += c;
+            else
+                out += c;
         }
     }
     return out + "\"";

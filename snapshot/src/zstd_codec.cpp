@@ -35,8 +35,8 @@ result<void> zstd_codec::decompress(std::span<const std::byte> src, std::span<st
     const std::size_t n = ZSTD_decompressDCtx(d, dst.data(), dst.size(), src.data(), src.size());
     if (ZSTD_isError(n)) return {errc::decompress, what + ": zstd: " + ZSTD_getErrorName(n)};
     if (n != dst.size())
-        return {errc::decompress, what + ": decompressed to " + std::to_string(n) + " bytes, expected " +
-                                      std::to_string(dst.size())};
+        return {errc::decompress,
+                what + ": decompressed to " + std::to_string(n) + " bytes, expected " + std::to_string(dst.size())};
     return {};
 }
 

@@ -19,25 +19,25 @@
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        ++checks;                                                                   \
-        if (!(cond)) {                                                              \
-            ++failures;                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        ++checks;                                                                                                      \
+        if (!(cond)) {                                                                                                 \
+            ++failures;                                                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+        }                                                                                                              \
     } while (0)
 
 /* A call that must succeed; prints the status and the handle's message otherwise. */
-#define CALL(expr, message)                                                                                  \
-    do {                                                                                                     \
-        rc_status call_status_ = (expr);                                                                     \
-        ++checks;                                                                                            \
-        if (call_status_ != RC_OK) {                                                                         \
-            ++failures;                                                                                      \
-            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr,                        \
-                    rc_status_name(call_status_), (message));                                                \
-        }                                                                                                    \
+#define CALL(expr, message)                                                                                            \
+    do {                                                                                                               \
+        rc_status call_status_ = (expr);                                                                               \
+        ++checks;                                                                                                      \
+        if (call_status_ != RC_OK) {                                                                                   \
+            ++failures;                                                                                                \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, rc_status_name(call_status_),    \
+                    (message));                                                                                        \
+        }                                                                                                              \
     } while (0)
 
 /* ------------------------------------------------------------------ the schema */
@@ -92,7 +92,7 @@ static uint64_t schema_hash_value;
 
 static rc_schema *make_schema(void) {
     static const rc_field body_fields[] = {
-        RC_FIELD(body, x, RC_F32), RC_FIELD(body, y, RC_F32),   RC_FIELD(body, vx, RC_F32),
+        RC_FIELD(body, x, RC_F32),  RC_FIELD(body, y, RC_F32),  RC_FIELD(body, vx, RC_F32),
         RC_FIELD(body, vy, RC_F32), RC_FIELD(body, hp, RC_I32),
     };
     static const rc_field counter_fields[] = {
@@ -125,8 +125,7 @@ static rc_schema *make_schema(void) {
         CALL(rc_schema_component(schema, &d, &id.counter), rc_schema_last_error(schema));
     }
     {
-        const rc_field target_fields[] = {RC_FIELD_RECORD(target, goal, vec2_record),
-                                          RC_FIELD(target, weight, RC_I32)};
+        const rc_field target_fields[] = {RC_FIELD_RECORD(target, goal, vec2_record), RC_FIELD(target, weight, RC_I32)};
         const rc_type_desc d = {sizeof(rc_type_desc), "target", sizeof(target), target_fields, 2};
         CALL(rc_schema_component(schema, &d, &id.target), rc_schema_last_error(schema));
     }
@@ -300,7 +299,9 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
             CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
             CHECK(chunk.rows == NULL);
-            if (chunk.rows == NULL) ++step_layouts.aligned; else ++step_layouts.indexed;
+            if (chunk.rows == NULL) ++step_layouts.aligned;
+            else
+                ++step_layouts.indexed;
             for (i = 0; i < chunk.count; ++i) {
                 body *b = (body *)element(&chunk, 0, i, sizeof(body));
                 const target *t = (const target *)element(&chunk, 1, i, sizeof(target));
@@ -323,7 +324,9 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         for (;;) {
             CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
-            if (chunk.rows == NULL) ++step_layouts.aligned; else ++step_layouts.indexed;
+            if (chunk.rows == NULL) ++step_layouts.aligned;
+            else
+                ++step_layouts.indexed;
             for (i = 0; i < chunk.count; ++i) {
                 counter *c = (counter *)element(&chunk, 0, i, sizeof(counter));
                 c->total += (uint64_t)c->id * frame + (uint64_t)(uint32_t)push;
@@ -341,7 +344,9 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         for (;;) {
             CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
-            if (chunk.rows == NULL) ++step_layouts.aligned; else ++step_layouts.indexed;
+            if (chunk.rows == NULL) ++step_layouts.aligned;
+            else
+                ++step_layouts.indexed;
             for (i = 0; i < chunk.count; ++i) {
                 counter *c = (counter *)element(&chunk, 0, i, sizeof(counter));
                 named_link *l = (named_link *)element(&chunk, 1, i, sizeof(named_link));
@@ -359,7 +364,8 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         int frozen = 0;
         CALL(rc_component_has(world, toggled, id.frozen, &frozen), rc_world_last_error(world));
         if (frozen) CALL(rc_component_remove(world, toggled, id.frozen), rc_world_last_error(world));
-        else CALL(rc_component_add(world, toggled, id.frozen, NULL, 0), rc_world_last_error(world));
+        else
+            CALL(rc_component_add(world, toggled, id.frozen, NULL, 0), rc_world_last_error(world));
     }
     if (frame % 17u == 0u && doomed != RC_NULL_ENTITY)
         CALL(rc_entity_destroy(world, doomed), rc_world_last_error(world));

@@ -163,9 +163,11 @@ static int check(rc_status status, const rc_schema *schema, const char *what) {
     return 0;
 }
 
-#define DESC(T, name_text, fields_array) \
-    { (uint32_t)sizeof(rc_type_desc), (name_text), (uint32_t)sizeof(T), (fields_array), \
-      (uint32_t)(sizeof(fields_array) / sizeof((fields_array)[0])) }
+#define DESC(T, name_text, fields_array)                                                                               \
+    {                                                                                                                  \
+        (uint32_t)sizeof(rc_type_desc), (name_text), (uint32_t)sizeof(T), (fields_array),                              \
+            (uint32_t)(sizeof(fields_array) / sizeof((fields_array)[0]))                                               \
+    }
 
 /* Declares the layout; the body field called "vy" is named @p vy_name instead. */
 static rc_schema *make_schema(const char *vy_name) {
@@ -180,7 +182,7 @@ static rc_schema *make_schema(const char *vy_name) {
     const rc_type_desc stat_pair_desc = DESC(stat_pair, "stat_pair", stat_pair_fields);
 
     rc_field body_fields[] = {
-        RC_FIELD(body, x, RC_F32),     RC_FIELD(body, y, RC_F32),   RC_FIELD(body, vx, RC_F32),
+        RC_FIELD(body, x, RC_F32),     RC_FIELD(body, y, RC_F32),     RC_FIELD(body, vx, RC_F32),
         RC_FIELD(body, vy, RC_F32),    RC_FIELD(body, flags, RC_U32), RC_FIELD(body, pad, RC_U8),
         RC_FIELD(body, ticks, RC_U64),
     };

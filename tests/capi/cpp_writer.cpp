@@ -171,10 +171,11 @@ int write_file(const char *path) {
         return 1;
     }
     // What a reader must find: bodies in pool order, labels with their text, the resources.
-    std::printf("{\"frame\": 77, \"schema_hash\": \"%016" PRIx64 "\", \"world_hash\": \"%016" PRIx64 "\",\n",
-                s.hash(), retcon::hash(w));
+    std::printf("{\"frame\": 77, \"schema_hash\": \"%016" PRIx64 "\", \"world_hash\": \"%016" PRIx64 "\",\n", s.hash(),
+                retcon::hash(w));
     std::printf(" \"alive\": %u,\n", w.alive());
-    std::printf(" \"bodies\": [[%.9g, %.9g, %.9g, %.9g, %u, %" PRIu64 "], [%.9g, %.9g, %.9g, %.9g, %u, %" PRIu64 "]],\n",
+    std::printf(" \"bodies\": [[%.9g, %.9g, %.9g, %.9g, %u, %" PRIu64 "], [%.9g, %.9g, %.9g, %.9g, %u, %" PRIu64
+                "]],\n",
                 double(ba.x), double(ba.y), double(ba.vx), double(ba.vy), ba.flags, ba.ticks, double(bb.x),
                 double(bb.y), double(bb.vx), double(bb.vy), bb.flags, bb.ticks);
     std::printf(" \"labels\": [[\"%s\", %d], [\"%s\", %d]],\n", text_of(la.text).c_str(), la.visible ? 1 : 0,

@@ -52,29 +52,29 @@ std::string text_of(const char *message) { return message ? std::string{message}
 
 /// Runs @p call, requires status @p expected (compared by name, so failures read well) and a
 /// message, read after the call from @p message, containing @p text (case-insensitive).
-#define REQUIRE_FAILS(call, expected, message, text)                                                                  \
-    do {                                                                                                              \
-        const rc_status status_ = (call);                                                                             \
-        INFO(#call);                                                                                                  \
-        REQUIRE(std::string{rc_status_name(status_)} == std::string{rc_status_name(expected)});                      \
-        const std::string message_ = text_of(message);                                                                \
-        REQUIRE_THAT(message_, Contains(text, Catch::CaseSensitive::No));                                             \
+#define REQUIRE_FAILS(call, expected, message, text)                                                                   \
+    do {                                                                                                               \
+        const rc_status status_ = (call);                                                                              \
+        INFO(#call);                                                                                                   \
+        REQUIRE(std::string{rc_status_name(status_)} == std::string{rc_status_name(expected)});                        \
+        const std::string message_ = text_of(message);                                                                 \
+        REQUIRE_THAT(message_, Contains(text, Catch::CaseSensitive::No));                                              \
     } while (0)
 
 /// REQUIRE_FAILS that goes on after a failure (for loops over many inputs).
-#define CHECK_FAILS(call, expected, message, text)                                                                    \
-    do {                                                                                                              \
-        const rc_status status_ = (call);                                                                             \
-        INFO(#call);                                                                                                  \
-        CHECK(std::string{rc_status_name(status_)} == std::string{rc_status_name(expected)});                        \
-        CHECK_THAT(text_of(message), Contains(text, Catch::CaseSensitive::No));                                       \
+#define CHECK_FAILS(call, expected, message, text)                                                                     \
+    do {                                                                                                               \
+        const rc_status status_ = (call);                                                                              \
+        INFO(#call);                                                                                                   \
+        CHECK(std::string{rc_status_name(status_)} == std::string{rc_status_name(expected)});                          \
+        CHECK_THAT(text_of(message), Contains(text, Catch::CaseSensitive::No));                                        \
     } while (0)
 
-#define REQUIRE_OK(call, message)                                                                                     \
-    do {                                                                                                              \
-        const rc_status status_ = (call);                                                                             \
-        INFO(#call << ": " << text_of(message));                                                                      \
-        REQUIRE(std::string{rc_status_name(status_)} == "RC_OK");                                                     \
+#define REQUIRE_OK(call, message)                                                                                      \
+    do {                                                                                                               \
+        const rc_status status_ = (call);                                                                              \
+        INFO(#call << ": " << text_of(message));                                                                       \
+        REQUIRE(std::string{rc_status_name(status_)} == "RC_OK");                                                      \
     } while (0)
 
 // ------------------------------------------------------------------ the schema used throughout
@@ -535,8 +535,7 @@ TEST_CASE("capi misuse: a resource id at or past the count is refused", "[capi][
         INFO("resource id " << bad);
         REQUIRE_FAILS(rc_resource_set(f.world, bad, &v, sizeof v), RC_ERR_ARGUMENT, rc_world_last_error(f.world),
                       "resource id");
-        REQUIRE_FAILS(rc_resource_get(f.world, bad, &p), RC_ERR_ARGUMENT, rc_world_last_error(f.world),
-                      "resource id");
+        REQUIRE_FAILS(rc_resource_get(f.world, bad, &p), RC_ERR_ARGUMENT, rc_world_last_error(f.world), "resource id");
         REQUIRE_FAILS(rc_resource_unset(f.world, bad), RC_ERR_ARGUMENT, rc_world_last_error(f.world), "resource id");
     }
     CHECK(p == nullptr);
@@ -555,8 +554,7 @@ TEST_CASE("capi misuse: query descriptions with bad counts or struct_size are re
     const rc_query_desc too_many{sizeof(rc_query_desc), many, 17, nullptr, 0};
     REQUIRE_FAILS(rc_query_create(f.world, &too_many, &q), RC_ERR_ARGUMENT, rc_world_last_error(f.world), "include");
     const rc_query_desc too_many_ex{sizeof(rc_query_desc), many, 1, many, 17};
-    REQUIRE_FAILS(rc_query_create(f.world, &too_many_ex, &q), RC_ERR_ARGUMENT, rc_world_last_error(f.world),
-                  "exclude");
+    REQUIRE_FAILS(rc_query_create(f.world, &too_many_ex, &q), RC_ERR_ARGUMENT, rc_world_last_error(f.world), "exclude");
     const rc_query_desc null_include{sizeof(rc_query_desc), nullptr, 1, nullptr, 0};
     REQUIRE_FAILS(rc_query_create(f.world, &null_include, &q), RC_ERR_NULL, rc_world_last_error(f.world), "include");
     const rc_query_desc null_exclude{sizeof(rc_query_desc), many, 1, nullptr, 1};
@@ -594,8 +592,8 @@ TEST_CASE("capi misuse: a non-zero size for a tag", "[capi][misuse]") {
     fixture f;
     const world_state before = f.state();
     const unsigned char byte = 1;
-    REQUIRE_FAILS(rc_component_add(f.world, f.live[0], f.c_frozen, &byte, 1), RC_ERR_SIZE,
-                  rc_world_last_error(f.world), "frozen");
+    REQUIRE_FAILS(rc_component_add(f.world, f.live[0], f.c_frozen, &byte, 1), RC_ERR_SIZE, rc_world_last_error(f.world),
+                  "frozen");
     int has = 1;
     REQUIRE(rc_component_has(f.world, f.live[0], f.c_frozen, &has) == RC_OK);
     CHECK(has == 0);
@@ -656,8 +654,8 @@ TEST_CASE("capi misuse: stale entity handles are refused by every entity call", 
                       "not live");
         REQUIRE_FAILS(rc_component_remove(f.world, c.e, f.c_pos), RC_ERR_STALE_ENTITY, rc_world_last_error(f.world),
                       "not live");
-        REQUIRE_FAILS(rc_component_has(f.world, c.e, f.c_pos, &has), RC_ERR_STALE_ENTITY,
-                      rc_world_last_error(f.world), "not live");
+        REQUIRE_FAILS(rc_component_has(f.world, c.e, f.c_pos, &has), RC_ERR_STALE_ENTITY, rc_world_last_error(f.world),
+                      "not live");
         REQUIRE_FAILS(rc_component_add(f.world, c.e, f.c_frozen, nullptr, 0), RC_ERR_STALE_ENTITY,
                       rc_world_last_error(f.world), "not live");
     }
@@ -688,10 +686,10 @@ TEST_CASE("capi misuse: get and remove of a component the entity does not have",
     fixture f;
     const world_state before = f.state();
     void *p = nullptr;
-    REQUIRE_FAILS(rc_component_get(f.world, f.live[2], f.c_pos, &p), RC_ERR_NO_COMPONENT,
-                  rc_world_last_error(f.world), "has no pos");
-    REQUIRE_FAILS(rc_component_remove(f.world, f.live[2], f.c_pos), RC_ERR_NO_COMPONENT,
-                  rc_world_last_error(f.world), "has no pos");
+    REQUIRE_FAILS(rc_component_get(f.world, f.live[2], f.c_pos, &p), RC_ERR_NO_COMPONENT, rc_world_last_error(f.world),
+                  "has no pos");
+    REQUIRE_FAILS(rc_component_remove(f.world, f.live[2], f.c_pos), RC_ERR_NO_COMPONENT, rc_world_last_error(f.world),
+                  "has no pos");
     REQUIRE_FAILS(rc_component_remove(f.world, f.live[0], f.c_frozen), RC_ERR_NO_COMPONENT,
                   rc_world_last_error(f.world), "has no frozen");
     CHECK(p == nullptr);
@@ -807,7 +805,8 @@ TEST_CASE("capi misuse: schema differences into a buffer too small", "[capi][mis
     CHECK(again == needed);
     for (const char c : text) CHECK(c == 'x');
     text.resize(needed);
-    REQUIRE_OK(rc_schema_differences(f.schema, other, text.data(), text.size(), &again), rc_schema_last_error(f.schema));
+    REQUIRE_OK(rc_schema_differences(f.schema, other, text.data(), text.size(), &again),
+               rc_schema_last_error(f.schema));
     CHECK(std::strlen(text.data()) + 1 == needed);
     CHECK_THAT(std::string(text.data()), Contains("elsewhere"));
     // Equal schemas: "" (one byte).
@@ -920,13 +919,12 @@ TEST_CASE("capi misuse: fields that do not tile the size", "[capi][misuse]") {
         refuse_component(f.schema, desc("short", three_u32_size, fields, 2), RC_ERR_ARGUMENT, "cover");
     }
     SECTION("overlapping fields") {
-        const rc_field fields[] = {{"a", 0, 4, RC_U32, 0}, {"b", 4, 4, RC_U32, 0},
-                                   {"b2", 4, 4, RC_U32, 0}, {"c", 8, 4, RC_U32, 0}};
+        const rc_field fields[] = {
+            {"a", 0, 4, RC_U32, 0}, {"b", 4, 4, RC_U32, 0}, {"b2", 4, 4, RC_U32, 0}, {"c", 8, 4, RC_U32, 0}};
         refuse_component(f.schema, desc("overlap", three_u32_size, fields, 4), RC_ERR_ARGUMENT, "overlap");
     }
     SECTION("a field past the end") {
-        const rc_field fields[] = {{"a", 0, 4, RC_U32, 0}, {"b", 4, 4, RC_U32, 0},
-                                   {"c", 8, 8, RC_U32, 0}};
+        const rc_field fields[] = {{"a", 0, 4, RC_U32, 0}, {"b", 4, 4, RC_U32, 0}, {"c", 8, 8, RC_U32, 0}};
         refuse_component(f.schema, desc("past", three_u32_size, fields, 3), RC_ERR_ARGUMENT, "past");
     }
     SECTION("no fields for a non-zero size") {
@@ -941,8 +939,8 @@ TEST_CASE("capi misuse: fields that do not tile the size", "[capi][misuse]") {
         refuse_component(f.schema, desc("ragged", 12, fields, 2), RC_ERR_SIZE, "not a whole number");
     }
     SECTION("a field of size 0") {
-        const rc_field fields[] = {{"a", 0, 4, RC_U32, 0}, {"z", 4, 0, RC_U32, 0},
-                                   {"b", 4, 4, RC_U32, 0}, {"c", 8, 4, RC_U32, 0}};
+        const rc_field fields[] = {
+            {"a", 0, 4, RC_U32, 0}, {"z", 4, 0, RC_U32, 0}, {"b", 4, 4, RC_U32, 0}, {"c", 8, 4, RC_U32, 0}};
         refuse_component(f.schema, desc("zero", three_u32_size, fields, 4), RC_ERR_SIZE, "'z'");
     }
     SECTION("fields NULL with a count") {
@@ -1032,8 +1030,7 @@ TEST_CASE("capi misuse: a record, resource or component that cannot be declared"
     f.handler.check();
 }
 
-TEST_CASE("capi misuse: groups with fewer than two ids, an id twice, an unknown id or an owned one",
-          "[capi][misuse]") {
+TEST_CASE("capi misuse: groups with fewer than two ids, an id twice, an unknown id or an owned one", "[capi][misuse]") {
     fixture f;
     const std::uint64_t before = schema_hash(f.schema);
     const rc_type_desc a = desc("ga", sizeof(vel), vel_fields, 2);
@@ -1043,10 +1040,8 @@ TEST_CASE("capi misuse: groups with fewer than two ids, an id twice, an unknown 
     const std::uint64_t declared = schema_hash(f.schema);
     CHECK(declared != before);
     const std::uint32_t one[] = {ga};
-    REQUIRE_FAILS(rc_schema_group(f.schema, one, 0), RC_ERR_ARGUMENT, rc_schema_last_error(f.schema),
-                  "at least two");
-    REQUIRE_FAILS(rc_schema_group(f.schema, one, 1), RC_ERR_ARGUMENT, rc_schema_last_error(f.schema),
-                  "at least two");
+    REQUIRE_FAILS(rc_schema_group(f.schema, one, 0), RC_ERR_ARGUMENT, rc_schema_last_error(f.schema), "at least two");
+    REQUIRE_FAILS(rc_schema_group(f.schema, one, 1), RC_ERR_ARGUMENT, rc_schema_last_error(f.schema), "at least two");
     const std::uint32_t twice[] = {ga, gb, ga};
     REQUIRE_FAILS(rc_schema_group(f.schema, twice, 3), RC_ERR_ARGUMENT, rc_schema_last_error(f.schema), "twice");
     const std::uint32_t unknown[] = {ga, 99};
@@ -1202,8 +1197,8 @@ TEST_CASE("capi misuse: frame numbers past retcon's 32-bit frames", "[capi][misu
         CHECK_FALSE(std::filesystem::exists(path));
         rc_replay_writer *writer = nullptr;
         const rc_replay_settings settings = replay_settings();
-        CHECK_FAILS(rc_replay_writer_create((dir / "w.rcr").c_str(), f.world, bad, &settings, &writer),
-                    RC_ERR_ARGUMENT, rc_last_error(), "frame");
+        CHECK_FAILS(rc_replay_writer_create((dir / "w.rcr").c_str(), f.world, bad, &settings, &writer), RC_ERR_ARGUMENT,
+                    rc_last_error(), "frame");
         CHECK(writer == nullptr);
         const void *record = nullptr;
         std::size_t size = 0;
@@ -1213,8 +1208,7 @@ TEST_CASE("capi misuse: frame numbers past retcon's 32-bit frames", "[capi][misu
         CHECK_FAILS(rc_replay_inputs(replay, bad, &record, &size), RC_ERR_NOT_FOUND, rc_replay_last_error(replay),
                     "frame");
         CHECK_FAILS(rc_replay_hash(replay, bad, &h), RC_ERR_NOT_FOUND, rc_replay_last_error(replay), "frame");
-        CHECK_FAILS(rc_replay_seek(replay, f.world, bad, &out), RC_ERR_ARGUMENT, rc_replay_last_error(replay),
-                    "frame");
+        CHECK_FAILS(rc_replay_seek(replay, f.world, bad, &out), RC_ERR_ARGUMENT, rc_replay_last_error(replay), "frame");
     }
     // The ring still holds frame 1 and the world is as it was.
     CHECK(f.state() == recorded);
@@ -1266,8 +1260,8 @@ TEST_CASE("capi misuse: a corrupt image to rc_world_load_image leaves the world 
     rc_frame frame = 5;
 
     SECTION("truncated") {
-        for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{16}, image.size() / 2,
-                                       image.size() - 1}) {
+        for (const std::size_t size :
+             {std::size_t{0}, std::size_t{1}, std::size_t{16}, image.size() / 2, image.size() - 1}) {
             INFO("size " << size);
             REQUIRE_FAILS(rc_world_load_image(f.world, image.data(), size, &frame), RC_ERR_CORRUPT,
                           rc_world_last_error(f.world), "");
@@ -1386,12 +1380,12 @@ TEST_CASE("capi misuse: corrupt and truncated snapshot files leave the world unc
     rc_frame frame = 5;
 
     const auto bad = dir / "bad.rcs";
-    for (const std::size_t size : {std::size_t{0}, std::size_t{10}, std::size_t{60}, bytes.size() / 2,
-                                   bytes.size() - 1}) {
+    for (const std::size_t size :
+         {std::size_t{0}, std::size_t{10}, std::size_t{60}, bytes.size() / 2, bytes.size() - 1}) {
         INFO("truncated to " << size);
         write_file(bad, std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size)));
-        REQUIRE_FAILS(rc_snapshot_file_load(f.world, bad.c_str(), &frame), RC_ERR_CORRUPT,
-                      rc_world_last_error(f.world), "");
+        REQUIRE_FAILS(rc_snapshot_file_load(f.world, bad.c_str(), &frame), RC_ERR_CORRUPT, rc_world_last_error(f.world),
+                      "");
         CHECK(std::strlen(rc_world_last_error(f.world)) > 0);
         REQUIRE_FAILS(rc_snapshot_file_check(bad.c_str()), RC_ERR_CORRUPT, rc_last_error(), "");
         CHECK(std::strlen(rc_last_error()) > 0);
@@ -1401,8 +1395,8 @@ TEST_CASE("capi misuse: corrupt and truncated snapshot files leave the world unc
         auto flipped = bytes;
         flipped[at] = static_cast<char>(flipped[at] ^ 0x41);
         write_file(bad, flipped);
-        REQUIRE_FAILS(rc_snapshot_file_load(f.world, bad.c_str(), &frame), RC_ERR_CORRUPT,
-                      rc_world_last_error(f.world), "");
+        REQUIRE_FAILS(rc_snapshot_file_load(f.world, bad.c_str(), &frame), RC_ERR_CORRUPT, rc_world_last_error(f.world),
+                      "");
         CHECK(std::strlen(rc_world_last_error(f.world)) > 0);
     }
     // The project's corrupt corpus (docs/file-format.md).
@@ -1472,8 +1466,7 @@ TEST_CASE("capi misuse: replay lookups out of range, a NULL step, a failing step
     std::size_t size = 0;
     std::uint64_t h = 0;
     rc_frame frame = 77;
-    REQUIRE_FAILS(rc_replay_inputs(replay, 10, &record, &size), RC_ERR_NOT_FOUND, rc_replay_last_error(replay),
-                  "10");
+    REQUIRE_FAILS(rc_replay_inputs(replay, 10, &record, &size), RC_ERR_NOT_FOUND, rc_replay_last_error(replay), "10");
     REQUIRE_FAILS(rc_replay_hash(replay, 10, &h), RC_ERR_NOT_FOUND, rc_replay_last_error(replay), "10");
     REQUIRE_FAILS(rc_replay_hash(replay, 1000, &h), RC_ERR_NOT_FOUND, rc_replay_last_error(replay), "1000");
     REQUIRE_FAILS(rc_replay_keyframe_frame(replay, 1000, &frame), RC_ERR_NOT_FOUND, rc_replay_last_error(replay),
@@ -1487,8 +1480,8 @@ TEST_CASE("capi misuse: replay lookups out of range, a NULL step, a failing step
     const world_state before = fixture::state_of(fresh);
     rc_verify_report report{};
     report.struct_size = sizeof report;
-    REQUIRE_FAILS(rc_replay_verify(replay, fresh, nullptr, nullptr, &report), RC_ERR_NULL,
-                  rc_replay_last_error(replay), "step");
+    REQUIRE_FAILS(rc_replay_verify(replay, fresh, nullptr, nullptr, &report), RC_ERR_NULL, rc_replay_last_error(replay),
+                  "step");
     REQUIRE_FAILS(rc_replay_verify(replay, fresh, clock_step, &f.r_clock, nullptr), RC_ERR_NULL,
                   rc_replay_last_error(replay), "NULL");
     CHECK(fixture::state_of(fresh) == before);

@@ -12,6 +12,4 @@ struct velocity {
     float x, y;
 };
 RETCON_COMPONENT(velocity, x, y);
-void f(const retcon::world &w) {
-    (void)w.group<position, const velocity>();
-}
+void f(const retcon::world &w) { (void)w.group<position, const velocity>(); }

@@ -6,6 +6,4 @@
 
 struct frozen {};
 RETCON_TAG(frozen);
-void f(retcon::world &w, retcon::entity e) {
-    (void)w.get<frozen>(e);
-}
+void f(retcon::world &w, retcon::entity e) { (void)w.get<frozen>(e); }

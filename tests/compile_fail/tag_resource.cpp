@@ -6,6 +6,4 @@
 
 struct frozen {};
 RETCON_TAG(frozen);
-void f(retcon::schema &s) {
-    s.resource<frozen>();
-}
+void f(retcon::schema &s) { s.resource<frozen>(); }

@@ -7,6 +7,4 @@
 struct plain {
     std::uint32_t v;
 };
-void f(retcon::schema &s) {
-    s.component<plain>();
-}
+void f(retcon::schema &s) { s.component<plain>(); }

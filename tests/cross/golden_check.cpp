@@ -91,7 +91,8 @@ int main(int argc, char **argv) {
         for (const auto &d : schema::differences(*golden, mine)) std::printf("  %s\n", d.c_str());
         return 1;
     }
-    if (t.players == 0 || t.input_size != sizeof(demo::player_input)) return unusable("input size differs from the demo's");
+    if (t.players == 0 || t.input_size != sizeof(demo::player_input))
+        return unusable("input size differs from the demo's");
 
     std::optional<world> current{std::in_place, mine};
     world_image image;
@@ -131,8 +132,8 @@ int main(int argc, char **argv) {
         const frame_inputs inputs{frame, t.players, t.input_size, t.record(i).data()};
         g.step(*current, inputs);
         if (const hash64 h = hash(*current); h != t.hashes[i]) {
-            std::printf("golden_check: expected %016" PRIx64 ", got %016" PRIx64 " after frame %" PRIu32 "\n", t.hashes[i],
-                        h, frame);
+            std::printf("golden_check: expected %016" PRIx64 ", got %016" PRIx64 " after frame %" PRIu32 "\n",
+                        t.hashes[i], h, frame);
             return diverged(*current, frame + 1, image_dir, "world hash differs after frame " + std::to_string(frame));
         }
     }

@@ -43,8 +43,8 @@ struct golden_trace {
     std::uint32_t checkpoint_every = 0;
     std::vector<std::byte> schema_block;
     std::vector<std::byte> start_image;
-    std::vector<std::byte> records;     ///< frames × record_size()
-    std::vector<std::uint64_t> hashes;  ///< world hash after each frame
+    std::vector<std::byte> records;    ///< frames × record_size()
+    std::vector<std::uint64_t> hashes; ///< world hash after each frame
     std::vector<checkpoint> checkpoints;
 
     [[nodiscard]] std::size_t record_size() const noexcept { return players + std::size_t{players} * input_size; }

@@ -13,9 +13,9 @@
 using retcon::errc;
 
 TEST_CASE("every errc has a distinct stable name", "[error]") {
-    const errc all[] = {errc::ok,          errc::io,       errc::truncated, errc::bad_magic,
-                        errc::bad_version, errc::schema_mismatch, errc::checksum, errc::too_large,
-                        errc::corrupt,     errc::decompress, errc::not_found, errc::invalid_argument};
+    const errc all[] = {
+        errc::ok,       errc::io,        errc::truncated, errc::bad_magic,  errc::bad_version, errc::schema_mismatch,
+        errc::checksum, errc::too_large, errc::corrupt,   errc::decompress, errc::not_found,   errc::invalid_argument};
     std::set<std::string> names;
     for (const errc c : all) {
         const std::string n = retcon::to_string(c);

@@ -92,9 +92,9 @@ TEST_CASE("frame_inputs reads flags and inputs from one record", "[frame]") {
     // Record layout: 3 flag bytes, then 3 inputs of 4 bytes.
     std::array<std::byte, frame_inputs::record_size(3, sizeof(pad_input))> record{};
     STATIC_REQUIRE(record.size() == 15);
-    record[0] = std::byte{1};         // present
-    record[1] = std::byte{0};         // absent
-    record[2] = std::byte{3};         // present and replaced
+    record[0] = std::byte{1}; // present
+    record[1] = std::byte{0}; // absent
+    record[2] = std::byte{3}; // present and replaced
     const pad_input p0{-1, 1, 300};
     const pad_input p2{5, 0, 7};
     std::memcpy(record.data() + 3, &p0, sizeof p0);
@@ -235,8 +235,7 @@ TEST_CASE("prediction_rule repeats the last input except the no-repeat bytes", "
         for (std::size_t i = 0; i < out.size(); ++i) CHECK((out[i] != last_bytes[i]) == (i == 1));
     }
     SECTION("a multi-byte field and explicit byte ranges") {
-        const prediction_rule rule =
-            prediction_rule::repeat_last().no_repeat<pad_input>("aim").no_repeat_bytes(0, 1);
+        const prediction_rule rule = prediction_rule::repeat_last().no_repeat<pad_input>("aim").no_repeat_bytes(0, 1);
         std::vector<std::byte> out(sizeof(pad_input));
         rule.predict(last_bytes, out);
         pad_input guess{};

@@ -151,14 +151,16 @@ TEST_CASE("misuse: an on_remove hook that removes its own component again", "[ho
             ++calls;
             ww.remove<position>(e);
         });
-        REQUIRE_MISUSE(w.remove<position>(a), "remove<position>: entity 0 (version 0) is already having its position removed");
+        REQUIRE_MISUSE(w.remove<position>(a),
+                       "remove<position>: entity 0 (version 0) is already having its position removed");
         REQUIRE_MISUSE(w.destroy(a), "already having its position removed");
     }
     SECTION("try_remove<T> and clear<T> from T's hook") {
         w.on_remove<position>([&](world &ww, entity e) {
             ++calls;
             if (calls % 2 == 1) ww.try_remove<position>(e);
-            else ww.clear<position>();
+            else
+                ww.clear<position>();
         });
         REQUIRE_MISUSE(w.remove<position>(a), "already having its position removed");
         REQUIRE_MISUSE(w.remove<position>(a), "already having its position removed");
@@ -229,7 +231,8 @@ TEST_CASE("on_remove hooks may still destroy and strip other entities", "[hooks]
         const entity victim = ww.get<target>(self).who;
         if (!ww.valid(victim)) return;
         if (to_index(victim) % 2 == 1) ww.destroy(victim);
-        else ww.remove<velocity>(victim);
+        else
+            ww.remove<velocity>(victim);
     });
     w.destroy(e[0]); // destroys e1, whose target hook strips e2's velocity
     CHECK_FALSE(w.valid(e[0]));
@@ -278,7 +281,8 @@ TEST_CASE("misuse: an on_remove hook that adds components to an entity being des
         w.on_remove<target>([a](world &ww, entity self) {
             const entity other = ww.get<target>(self).who;
             if (ww.valid(other)) ww.destroy(other);
-            else ww.emplace<marked>(a); // run by destroy(b), inside destroy(a)
+            else
+                ww.emplace<marked>(a); // run by destroy(b), inside destroy(a)
         });
         REQUIRE_MISUSE(w.destroy(a), "emplace<marked>: entity 0 (version 0) is being destroyed");
         w.on_remove<target>(nullptr);

@@ -35,7 +35,8 @@ TEST_CASE("inline_vector layout has no padding", "[inline_vector]") {
     STATIC_REQUIRE(sizeof(inline_vector<std::uint32_t, 3>) == 16);
     STATIC_REQUIRE(sizeof(inline_vector<std::uint8_t, 300>) == 302); // count needs two bytes
     STATIC_REQUIRE(sizeof(inline_vector<std::uint64_t, 1>) == 16);
-    STATIC_REQUIRE(retcon::internal::fields_tile(retcon_describe(retcon::internal::type_tag<inline_vector<std::uint8_t, 300>>{})));
+    STATIC_REQUIRE(
+        retcon::internal::fields_tile(retcon_describe(retcon::internal::type_tag<inline_vector<std::uint8_t, 300>>{})));
     STATIC_REQUIRE(inline_vector<std::uint8_t, 300>::capacity() == 300);
 }
 

@@ -109,29 +109,49 @@ public:
         o.a = pick(1000) - 500;
         o.b = pick(1000) - 500;
         if (!m.alive.empty()) o.e = any_alive(m);
-        o.other = pick(4) == 0 && !m.dead.empty() ? m.dead[static_cast<std::size_t>(pick(static_cast<int>(m.dead.size())))]
-                                                  : o.e;
+        o.other = pick(4) == 0 && !m.dead.empty()
+                      ? m.dead[static_cast<std::size_t>(pick(static_cast<int>(m.dead.size())))]
+                      : o.e;
         const bool have = !m.alive.empty();
         if (r < 12 || !have) o.kind = op_kind::create;
-        else if (r < 18) o.kind = op_kind::create_with_position;
-        else if (r < 28) o.kind = op_kind::destroy;
-        else if (r < 37) o.kind = op_kind::emplace_or_replace_position;
-        else if (r < 47) o.kind = op_kind::toggle_velocity;
-        else if (r < 53) o.kind = op_kind::emplace_or_replace_health;
-        else if (r < 57) o.kind = op_kind::try_remove_health;
-        else if (r < 63) o.kind = op_kind::toggle_frozen;
-        else if (r < 67) o.kind = op_kind::set_target;
-        else if (r < 72) o.kind = op_kind::remove_position;
-        else if (r < 76) o.kind = op_kind::move_group;
-        else if (r < 78) o.kind = op_kind::set_clock;
-        else if (r < 80) o.kind = op_kind::set_rng;
-        else if (r < 81) o.kind = op_kind::remove_clock;
-        else if (r < 84) o.kind = op_kind::sort_health;
-        else if (r < 90) o.kind = op_kind::command_buffer;
-        else if (r < 93) o.kind = op_kind::destroy_in_view;
-        else if (r < 95) o.kind = op_kind::clear_frozen;
-        else if (r < 96) o.kind = op_kind::burn;
-        else o.kind = op_kind::create;
+        else if (r < 18)
+            o.kind = op_kind::create_with_position;
+        else if (r < 28)
+            o.kind = op_kind::destroy;
+        else if (r < 37)
+            o.kind = op_kind::emplace_or_replace_position;
+        else if (r < 47)
+            o.kind = op_kind::toggle_velocity;
+        else if (r < 53)
+            o.kind = op_kind::emplace_or_replace_health;
+        else if (r < 57)
+            o.kind = op_kind::try_remove_health;
+        else if (r < 63)
+            o.kind = op_kind::toggle_frozen;
+        else if (r < 67)
+            o.kind = op_kind::set_target;
+        else if (r < 72)
+            o.kind = op_kind::remove_position;
+        else if (r < 76)
+            o.kind = op_kind::move_group;
+        else if (r < 78)
+            o.kind = op_kind::set_clock;
+        else if (r < 80)
+            o.kind = op_kind::set_rng;
+        else if (r < 81)
+            o.kind = op_kind::remove_clock;
+        else if (r < 84)
+            o.kind = op_kind::sort_health;
+        else if (r < 90)
+            o.kind = op_kind::command_buffer;
+        else if (r < 93)
+            o.kind = op_kind::destroy_in_view;
+        else if (r < 95)
+            o.kind = op_kind::clear_frozen;
+        else if (r < 96)
+            o.kind = op_kind::burn;
+        else
+            o.kind = op_kind::create;
         return o;
     }
 
@@ -157,10 +177,12 @@ std::vector<entity> apply(world &w, const op &o) {
     case op_kind::emplace_or_replace_position: w.emplace_or_replace<position>(o.e, fa, fb); break;
     case op_kind::toggle_velocity:
         if (w.has<velocity>(o.e)) w.remove<velocity>(o.e);
-        else w.emplace<velocity>(o.e, fb, fa);
+        else
+            w.emplace<velocity>(o.e, fb, fa);
         break;
     case op_kind::emplace_or_replace_health:
-        w.emplace_or_replace<health>(o.e, o.a, static_cast<std::uint16_t>(o.b & 0xFFFF), std::uint8_t{1}, std::uint8_t{0});
+        w.emplace_or_replace<health>(o.e, o.a, static_cast<std::uint16_t>(o.b & 0xFFFF), std::uint8_t{1},
+                                     std::uint8_t{0});
         break;
     case op_kind::try_remove_health: (void)w.try_remove<health>(o.e); break;
     case op_kind::toggle_frozen:
@@ -177,7 +199,9 @@ std::vector<entity> apply(world &w, const op &o) {
         });
         break;
     case op_kind::set_clock: w.set_resource<game_clock>(static_cast<std::uint32_t>(o.a), 60u); break;
-    case op_kind::set_rng: w.set_resource<rng_state>(std::uint64_t{static_cast<std::uint32_t>(o.b)} * std::uint64_t{0x9E3779B97F4A7C15u}); break;
+    case op_kind::set_rng:
+        w.set_resource<rng_state>(std::uint64_t{static_cast<std::uint32_t>(o.b)} * std::uint64_t{0x9E3779B97F4A7C15u});
+        break;
     case op_kind::remove_clock: (void)w.remove_resource<game_clock>(); break;
     case op_kind::sort_health:
         w.sort<health>([](const health &x, const health &y) { return x.hp % 7 < y.hp % 7; });
@@ -225,7 +249,8 @@ void apply(model &m, const op &o, const std::vector<entity> &destroyed) {
     case op_kind::toggle_velocity: {
         auto &r = m.alive[o.e];
         if (r.vel) r.vel.reset();
-        else r.vel = velocity{fb, fa};
+        else
+            r.vel = velocity{fb, fa};
         break;
     }
     case op_kind::emplace_or_replace_health:
@@ -243,7 +268,9 @@ void apply(model &m, const op &o, const std::vector<entity> &destroyed) {
             }
         break;
     case op_kind::set_clock: m.clock = game_clock{static_cast<std::uint32_t>(o.a), 60u}; break;
-    case op_kind::set_rng: m.rng = rng_state{std::uint64_t{static_cast<std::uint32_t>(o.b)} * std::uint64_t{0x9E3779B97F4A7C15u}}; break;
+    case op_kind::set_rng:
+        m.rng = rng_state{std::uint64_t{static_cast<std::uint32_t>(o.b)} * std::uint64_t{0x9E3779B97F4A7C15u}};
+        break;
     case op_kind::remove_clock: m.clock.reset(); break;
     case op_kind::sort_health: break;
     case op_kind::command_buffer: {
@@ -347,7 +374,8 @@ void compare(const world &w, const model &m) {
     REQUIRE(std::equal(free_order.begin(), free_order.end(), m.free.begin(), m.free.end()));
     for (std::uint32_t i = 0; i < m.version.size(); ++i) {
         if (m.version[i] == entity_traits::version_mask) REQUIRE(w.entity_table()[i] == null_entity);
-        else REQUIRE(to_version(w.entity_table()[i]) == m.version[i]);
+        else
+            REQUIRE(to_version(w.entity_table()[i]) == m.version[i]);
     }
     REQUIRE(validate(w, capture(w)).empty());
 }

@@ -41,10 +41,11 @@ TEST_CASE("per-entity systems iterate their query", "[schedule]") {
                                         p.x += v.dx;
                                         p.y += v.dy;
                                     })
-        .add<const position, frozen>("frozen_count", [&](entity e, const position &) {
-            CHECK(w.has<frozen>(e));
-            ++with_entity;
-        })
+        .add<const position, frozen>("frozen_count",
+                                     [&](entity e, const position &) {
+                                         CHECK(w.has<frozen>(e));
+                                         ++with_entity;
+                                     })
         .add("clock", [](world &ww) { ++ww.resource<game_clock>().frame; });
     for (int frame = 0; frame < 3; ++frame) s.run(w);
     CHECK(with_entity == 15);
@@ -103,13 +104,13 @@ TEST_CASE("a per-entity system may take the world: it reads resources and writes
     schedule s;
     std::vector<entity> seen_with_entity;
     s.add("clock", [](world &ww) { ++ww.resource<game_clock>().frame; })
-        .add<position>("drift",
-                       [](world &ww, position &p) { p.x += float(ww.resource<game_clock>().tick_hz); })
-        .add<const position, frozen>("frozen", [&](world &ww, entity e, const position &p) {
-            CHECK(&ww == &w);
-            CHECK(ww.get<position>(e).y == p.y);
-            seen_with_entity.push_back(e);
-        })
+        .add<position>("drift", [](world &ww, position &p) { p.x += float(ww.resource<game_clock>().tick_hz); })
+        .add<const position, frozen>("frozen",
+                                     [&](world &ww, entity e, const position &p) {
+                                         CHECK(&ww == &w);
+                                         CHECK(ww.get<position>(e).y == p.y);
+                                         seen_with_entity.push_back(e);
+                                     })
         .add<position>("stamp", [](world &ww, entity e, position &p) {
             p.y = float(ww.resource<game_clock>().frame * 100u + to_index(e));
         });

@@ -40,11 +40,15 @@ struct undeclared {
 RETCON_COMPONENT(undeclared, v);
 
 // 256 characters: one more than a name may have in the canonical form.
-struct a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234 {
+struct
+    a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234 {
     std::uint32_t v;
 };
-RETCON_COMPONENT(a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234, v);
-using long_name = a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234;
+RETCON_COMPONENT(
+    a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234,
+    v);
+using long_name =
+    a012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234;
 
 // Types at and just over the largest size a parsed schema accepts (1 MiB), and over-aligned.
 struct largest {
@@ -74,7 +78,9 @@ result<schema> parse(const std::vector<std::byte> &b, std::string &error) {
 }
 
 /// The code of parse(@p b)'s error (errc::ok on success).
-errc code_of(const std::vector<std::byte> &b) { return schema::parse(std::span<const std::byte>(b.data(), b.size())).code(); }
+errc code_of(const std::vector<std::byte> &b) {
+    return schema::parse(std::span<const std::byte>(b.data(), b.size())).code();
+}
 
 void put_u32(std::vector<std::byte> &b, std::size_t at, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::byte>(v >> (8 * i));
@@ -156,8 +162,15 @@ TEST_CASE("schema hash: equal declarations give equal hashes, any difference cha
     CHECK(grouped.hash() != b);
     CHECK(grouped_reversed.hash() != grouped.hash());
 
-    std::vector<std::uint64_t> all{b, order.hash(), size.hash(), field_name.hash(), field_kind.hash(),
-                                   extra.hash(), as_resource.hash(), grouped.hash(), grouped_reversed.hash()};
+    std::vector<std::uint64_t> all{b,
+                                   order.hash(),
+                                   size.hash(),
+                                   field_name.hash(),
+                                   field_kind.hash(),
+                                   extra.hash(),
+                                   as_resource.hash(),
+                                   grouped.hash(),
+                                   grouped_reversed.hash()};
     std::sort(all.begin(), all.end());
     CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
 }
@@ -539,9 +552,11 @@ TEST_CASE("misuse: a type larger or more aligned than parse accepts", "[schema][
     schema s;
     s.component<position>();
     const auto before = s.serialize();
-    REQUIRE_MISUSE(s.component<too_large>(), "component too_large is 1048592 bytes, larger than the 1048576-byte limit");
+    REQUIRE_MISUSE(s.component<too_large>(),
+                   "component too_large is 1048592 bytes, larger than the 1048576-byte limit");
     REQUIRE_MISUSE(s.resource<too_large>(), "resource too_large is 1048592 bytes");
-    REQUIRE_MISUSE(s.component<over_aligned>(), "component over_aligned has alignment 8192, more than the limit of 4096");
+    REQUIRE_MISUSE(s.component<over_aligned>(),
+                   "component over_aligned has alignment 8192, more than the limit of 4096");
     CHECK(s.serialize() == before);
     // Exactly the limit is declared, and what is declared parses back.
     s.component<largest>();
@@ -556,9 +571,15 @@ TEST_CASE("misuse: a type larger or more aligned than parse accepts", "[schema][
 
 TEST_CASE("a schema declared from run-time descriptions equals the typed one", "[schema][runtime]") {
     schema typed;
-    typed.component<position>().component<velocity>().component<health>().component<name_tag>()
-        .component<target>().component<inventory>().component<frozen>()
-        .resource<rng_state>().resource<game_clock>()
+    typed.component<position>()
+        .component<velocity>()
+        .component<health>()
+        .component<name_tag>()
+        .component<target>()
+        .component<inventory>()
+        .component<frozen>()
+        .resource<rng_state>()
+        .resource<game_clock>()
         .group<position, velocity>();
     schema runtime;
     for (std::size_t i = 0; i < typed.components().size(); ++i) {
@@ -576,8 +597,8 @@ TEST_CASE("a schema declared from run-time descriptions equals the typed one", "
 }
 
 TEST_CASE("check_type refuses descriptions that would not lay out the same everywhere", "[schema][runtime]") {
-    const field_info ok_fields[] = {{"a", 0, 4, 1, field_kind::u32}, {"pad", 4, 4, 1, field_kind::u32},
-                                    {"b", 8, 8, 1, field_kind::u64}};
+    const field_info ok_fields[] = {
+        {"a", 0, 4, 1, field_kind::u32}, {"pad", 4, 4, 1, field_kind::u32}, {"b", 8, 8, 1, field_kind::u64}};
     CHECK(schema::check_type(type_info{"fine", 16, 8, ok_fields}).ok());
 
     auto refused = [](const type_info &t, const char *text, std::span<const std::uint32_t> records = {}) {

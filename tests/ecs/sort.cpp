@@ -67,7 +67,8 @@ TEST_CASE("sort breaks ties by entity index, whatever the insertion order", "[so
         std::vector<int> order(30);
         for (int i = 0; i < 30; ++i) order[static_cast<std::size_t>(i)] = reverse_insert ? 29 - i : (i * 7) % 30;
         for (int i : order) // three distinct keys, ten entities each
-            w.emplace<health>(e[static_cast<std::size_t>(i)], i % 3, std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
+            w.emplace<health>(e[static_cast<std::size_t>(i)], i % 3, std::uint16_t{0}, std::uint8_t{0},
+                              std::uint8_t{0});
         w.sort<health>([](const health &a, const health &b) { return a.hp < b.hp; });
         std::vector<std::uint32_t> out;
         for (const entity x : order_of<health>(w)) out.push_back(to_index(x));

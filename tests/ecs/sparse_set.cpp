@@ -131,7 +131,8 @@ TEST_CASE("sparse_set agrees with a reference model under random operations", "[
         const auto op = next() % 4;
         if (op < 2 || model.empty()) {
             const entity e = ent(next() % 20000u, next() % 4u);
-            const bool present = std::any_of(model.begin(), model.end(), [&](entity m) { return to_index(m) == to_index(e); });
+            const bool present =
+                std::any_of(model.begin(), model.end(), [&](entity m) { return to_index(m) == to_index(e); });
             if (present) continue;
             s.push_back(e);
             model.push_back(e);

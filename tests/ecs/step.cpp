@@ -24,14 +24,16 @@ void apply_inputs(world &w, const frame_inputs &in) {
 
 schedule make_systems(std::vector<std::string> &log) {
     schedule s;
-    s.add("double", [&log](world &w) {
-         log.push_back("double");
-         w.resource<game_clock>().frame *= 2u;
-     })
-        .add<position>("move", [&log](position &p) {
-            log.push_back("move");
-            p.x += 1.f;
-        })
+    s.add("double",
+          [&log](world &w) {
+              log.push_back("double");
+              w.resource<game_clock>().frame *= 2u;
+          })
+        .add<position>("move",
+                       [&log](position &p) {
+                           log.push_back("move");
+                           p.x += 1.f;
+                       })
         .add("plus one", [&log](world &w) {
             log.push_back("plus one");
             w.resource<game_clock>().frame += 1u;

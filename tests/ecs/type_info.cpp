@@ -216,12 +216,12 @@ TEST_CASE("fields_tile detects gaps and overlaps", "[type_info]") {
         std::uint32_t a, b;
     };
     static constexpr auto ok = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0),
-                                                internal::make_field<std::uint32_t>("b", 4));
+                                                       internal::make_field<std::uint32_t>("b", 4));
     static constexpr auto gap = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0));
     static constexpr auto overlap = internal::describe<two>("two", internal::make_field<std::uint32_t>("a", 0),
-                                                     internal::make_field<std::uint32_t>("b", 0));
+                                                            internal::make_field<std::uint32_t>("b", 0));
     static constexpr auto swapped = internal::describe<two>("two", internal::make_field<std::uint32_t>("b", 4),
-                                                     internal::make_field<std::uint32_t>("a", 0));
+                                                            internal::make_field<std::uint32_t>("a", 0));
     STATIC_REQUIRE(internal::fields_tile(ok));
     STATIC_REQUIRE_FALSE(internal::fields_tile(gap));
     STATIC_REQUIRE_FALSE(internal::fields_tile(overlap));

@@ -190,7 +190,9 @@ TEST_CASE("iteration order is deterministic", "[view]") {
         f.w.destroy(f.e[9]);
         std::vector<entity> order;
         f.w.view<position>().each([&](entity x, position &) { order.push_back(x); });
-        f.w.view<position, velocity>(exclude<frozen>).each([&](entity x, position &, velocity &) { order.push_back(x); });
+        f.w.view<position, velocity>(exclude<frozen>).each([&](entity x, position &, velocity &) {
+            order.push_back(x);
+        });
         for (auto [x, h, p] : f.w.view<health, position>()) order.push_back(x), (void)h, (void)p;
         return order;
     };
@@ -239,7 +241,8 @@ TEST_CASE("destroying or stripping the visited entity during each is safe", "[vi
             w.view<position, velocity>().each([&](entity x, position &, velocity &) {
                 ++visits[x];
                 if (k % 2 == 0) w.remove<velocity>(x);
-                else w.remove<position>(x);
+                else
+                    w.remove<position>(x);
                 ++k;
             });
         });
@@ -276,7 +279,8 @@ TEST_CASE("destroying or stripping the visited entity during range-for is safe",
             for (auto [x, p, v] : w.view<position, velocity>()) {
                 ++visits[x];
                 if (k++ % 2 == 0) w.remove<position>(x);
-                else w.remove<velocity>(x);
+                else
+                    w.remove<velocity>(x);
                 (void)p, (void)v;
             }
         });
@@ -415,8 +419,8 @@ std::pair<int, int> aligned_blocks(const world &w) {
     int differ = 0;
     for (std::uint32_t i = lead.size(); i > 0;) {
         const std::uint32_t lo = i > 64u ? i - 64u : 0u;
-        const bool ok = other.size() >= i && std::equal(lead.owners().data() + lo, lead.owners().data() + i,
-                                                        other.owners().data() + lo);
+        const bool ok = other.size() >= i &&
+                        std::equal(lead.owners().data() + lo, lead.owners().data() + i, other.owners().data() + lo);
         ++(ok ? same : differ);
         i = lo;
     }
@@ -438,7 +442,8 @@ world random_world(const schema &s, std::mt19937 &rng) {
         const float id = float(to_index(x));
         w.emplace<position>(x, id, id);
         w.emplace<velocity>(x, id, 0.f);
-        if (one_in(4)) w.emplace<health>(x, static_cast<std::int32_t>(id), std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
+        if (one_in(4))
+            w.emplace<health>(x, static_cast<std::int32_t>(id), std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
         if (one_in(6)) w.emplace<frozen>(x);
     }
     for (int k = 0; k < 12; ++k) {
@@ -462,7 +467,8 @@ world random_world(const schema &s, std::mt19937 &rng) {
         const entity x = w.create();
         const float id = float(to_index(x));
         if (one_in(2)) w.emplace<position>(x, id, id);
-        else w.emplace<velocity>(x, id, 0.f);
+        else
+            w.emplace<velocity>(x, id, 0.f);
         if (one_in(3)) w.emplace<frozen>(x);
     }
     return w;
@@ -476,20 +482,21 @@ TEST_CASE("randomized large views: each, range-for and world::each agree", "[vie
     std::mt19937 rng{seed};
     world w = random_world(s, rng);
     const auto [same, differ] = aligned_blocks(w);
-    CHECK(same > 20); // the blocked path is taken...
+    CHECK(same > 20);  // the blocked path is taken...
     CHECK(differ > 0); // ...and so is the per-entity one
 
     auto check = [&](const auto &view, const std::set<entity> &expected) {
         const auto by_each = walk_each(view);
-        CHECK(by_each == walk_range(view)); // same entities, same order
-        CHECK(by_each.size() == expected.size()); // each once...
+        CHECK(by_each == walk_range(view));                                  // same entities, same order
+        CHECK(by_each.size() == expected.size());                            // each once...
         CHECK(std::set<entity>(by_each.begin(), by_each.end()) == expected); // ...exactly the matches
     };
     check(w.view<position, velocity>(), reference<position, velocity>(w));
     check(w.view<velocity, const position>(exclude<frozen>), reference<velocity, position>(w, exclude<frozen>));
     check(w.view<position, velocity, health>(), reference<position, velocity, health>(w));
     check(w.view<frozen, position, velocity>(), reference<frozen, position, velocity>(w));
-    check(w.view<position, velocity>(exclude<health, frozen>), reference<position, velocity>(w, exclude<health, frozen>));
+    check(w.view<position, velocity>(exclude<health, frozen>),
+          reference<position, velocity>(w, exclude<health, frozen>));
     check(w.view<position>(exclude<velocity>), reference<position>(w, exclude<velocity>));
     // Every value handed out belongs to the visited entity.
     w.view<position, const velocity>().each([&](entity x, position &p, const velocity &v) {

@@ -55,7 +55,8 @@ TEST_CASE("emplace, get, has, all_of, any_of", "[world]") {
 
     const world &cw = w;
     STATIC_REQUIRE(std::is_same_v<decltype(cw.get<position>(e)), const position &>);
-    STATIC_REQUIRE(std::is_same_v<decltype(cw.get<position, velocity>(e)), std::tuple<const position &, const velocity &>>);
+    STATIC_REQUIRE(
+        std::is_same_v<decltype(cw.get<position, velocity>(e)), std::tuple<const position &, const velocity &>>);
     CHECK(cw.get<position>(e).x == 5.f);
     auto [cp, cv] = cw.get<position, velocity>(e);
     CHECK(cp.y == 2.f);
@@ -561,7 +562,8 @@ TEST_CASE("assign_state reproduces a world, and both evolve identically", "[worl
     const auto state = capture(src);
     world dst{grouped_schema()};
     // Give dst a different history first: assign_state must overwrite all of it.
-    for (int i = 0; i < 100; ++i) dst.emplace<health>(dst.create(), i, std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
+    for (int i = 0; i < 100; ++i)
+        dst.emplace<health>(dst.create(), i, std::uint16_t{0}, std::uint8_t{0}, std::uint8_t{0});
     dst.set_resource<rng_state>(std::uint64_t{99});
     assign(dst, state);
     CHECK(capture(dst) == state);
@@ -593,8 +595,14 @@ struct many {
     std::uint32_t v;
 };
 constexpr std::array<char, 8> many_name_of(int n) {
-    return {'m', 'a', 'n', 'y', static_cast<char>('0' + n / 100), static_cast<char>('0' + n / 10 % 10),
-            static_cast<char>('0' + n % 10), '\0'};
+    return {'m',
+            'a',
+            'n',
+            'y',
+            static_cast<char>('0' + n / 100),
+            static_cast<char>('0' + n / 10 % 10),
+            static_cast<char>('0' + n % 10),
+            '\0'};
 }
 template<int N>
 inline constexpr std::array<char, 8> many_name = many_name_of(N);
@@ -609,8 +617,8 @@ constexpr int many_count = 150; // three 64-bit words of pool bits
 
 TEST_CASE("destroy and clear reach pools beyond the first 64 types", "[world]") {
     schema s;
-    [&]<int... I>(std::integer_sequence<int, I...>) { (s.component<many<I>>(), ...); }(
-        std::make_integer_sequence<int, many_count>{});
+    [&]<int... I>(std::integer_sequence<int, I...>) { (s.component<many<I>>(), ...); }
+    (std::make_integer_sequence<int, many_count>{});
     s.component<position>();
     REQUIRE(s.components().size() == many_count + 1u);
     CHECK(s.component_info(149).name == "many149");
@@ -655,7 +663,11 @@ TEST_CASE("destroy and clear reach pools beyond the first 64 types", "[world]") 
 
 TEST_CASE("components and resources by id behave like the typed calls", "[world][by_id]") {
     schema s;
-    s.component<position>().component<velocity>().component<frozen>().resource<game_clock>().group<position, velocity>();
+    s.component<position>()
+        .component<velocity>()
+        .component<frozen>()
+        .resource<game_clock>()
+        .group<position, velocity>();
     world w{s};
     const auto a = w.create();
     const auto b = w.create();

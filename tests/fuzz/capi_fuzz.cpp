@@ -20,9 +20,9 @@
 
 namespace {
 
-#define FUZZ_ASSERT(cond)                                                                                             \
-    do {                                                                                                              \
-        if (!(cond)) __builtin_trap();                                                                                \
+#define FUZZ_ASSERT(cond)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond)) __builtin_trap();                                                                                 \
     } while (0)
 
 using namespace retcon::capi_test;
@@ -316,11 +316,13 @@ private:
                 if (!image.empty()) {
                     const std::size_t at = in_.u32() % image.size();
                     if (how & 1u) image[at] = static_cast<unsigned char>(image[at] ^ (in_.u8() | 1u));
-                    else image.resize(at);
+                    else
+                        image.resize(at);
                 }
             }
             rc_frame out = 12345;
-            const rc_status st = rc_world_load_image(world_, image.empty() ? nullptr : image.data(), image.size(), &out);
+            const rc_status st =
+                rc_world_load_image(world_, image.empty() ? nullptr : image.data(), image.size(), &out);
             checked(st, before);
             if (st == RC_OK) {
                 FUZZ_ASSERT(out <= 0xFFFFFFFEu);

@@ -61,8 +61,8 @@ struct live_server {
         w = std::make_unique<world>(sch);
         w->set_resource<counter>(0u);
         const auto cfg = make_session_config<fuzz_input>(2);
-        server = std::make_unique<server_session>(cfg, *w, [](world &ww, const frame_inputs &) { ++ww.resource<counter>().n; },
-                                                  net.server());
+        server = std::make_unique<server_session>(
+            cfg, *w, [](world &ww, const frame_inputs &) { ++ww.resource<counter>().n; }, net.server());
         reconnect();
     }
     void reconnect() {

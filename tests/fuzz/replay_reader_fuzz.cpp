@@ -92,7 +92,7 @@ void exercise(std::vector<std::byte> bytes) {
         if (v.message().empty()) __builtin_trap();
         return;
     }
-    if (!checked) __builtin_trap();                   // verify checks every keyframe first
+    if (!checked) __builtin_trap();                     // verify checks every keyframe first
     if (count == 0 && !r->complete()) __builtin_trap(); // nothing readable is not verified
     if (v->ok()) {
         if (v->frames_checked != count) __builtin_trap();

@@ -187,8 +187,7 @@ result<hosted_game> make_knobbed_game(const match_params &p, game_knobs *knobs) 
         knobs->steps.fetch_add(1);
         if (knobs->busy_us != 0) {
             const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(knobs->busy_us);
-            while (std::chrono::steady_clock::now() < until) {
-            }
+            while (std::chrono::steady_clock::now() < until) {}
         }
         // Bounded: a failed test never leaves the ticking thread asleep for ever.
         for (int i = 0; i < 6000 && knobs->hang.load(); ++i) {
@@ -250,10 +249,13 @@ void leave(test_client &c) {
 template<class Each>
 void play_for(client_list &clients, std::uint64_t ms, Each each) {
     const auto until = wall_ms() + ms;
-    pump(clients, [&] {
-        each();
-        return wall_ms() >= until;
-    }, 1000000);
+    pump(
+        clients,
+        [&] {
+            each();
+            return wall_ms() >= until;
+        },
+        1000000);
 }
 
 /// Waits for the sidecar to see the server Ready and its health pings arrive.
@@ -265,7 +267,8 @@ void wait_ready(client_list &clients, sidecar &sc, const agones_orchestrator &or
 /// Drains the host: serve() returns 0 once the sidecar shows the server Shutdown.
 void drain_and_finish(client_list &clients, host_thread &h, sidecar &sc) {
     h.host->request_drain();
-    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    REQUIRE(pump(
+        clients, [&] { return h.done.load(); }, 60000));
     CHECK(h.join() == 0);
     CHECK(sc->state() == "Shutdown");
 }
@@ -456,7 +459,7 @@ TEST_CASE("agones: the sidecar starting 2 s late", "[host][agones]") {
     // No HTTP ran on the ticking thread: neither the heartbeat nor the match stood still for
     // anything like a request's timeout (4 s), nor until the sidecar came (2.5 s).
     INFO("heartbeat stood still at most " << heartbeat.longest_ms << " ms, the match's frames " << frames.longest_ms
-                                           << " ms");
+                                          << " ms");
     CHECK(heartbeat.longest_ms < 1500);
     CHECK(frames.longest_ms < 1500);
     CHECK(h.logged("agones: waiting for the SDK sidecar"));
@@ -565,7 +568,8 @@ TEST_CASE("agones: a hung tick stops health and the stand-in marks the server Un
         sidecar sc{so};
         game_knobs knobs;
         agones_orchestrator orch{a_opt(sc->port())};
-        host_thread h{open_host(1), [&](const match_params &p) { return make_knobbed_game(p, &knobs); }, served_by(orch)};
+        host_thread h{open_host(1), [&](const match_params &p) { return make_knobbed_game(p, &knobs); },
+                      served_by(orch)};
         release_on_exit release{knobs};
         client_list clients;
         failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
@@ -583,7 +587,8 @@ TEST_CASE("agones: a hung tick stops health and the stand-in marks the server Un
         knobs.hang = false;
         // Unhealthy is terminal: the server drains and exits when told, Shutdown never shows.
         h.host->request_drain();
-        REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+        REQUIRE(pump(
+            clients, [&] { return h.done.load(); }, 60000));
         CHECK(h.join() == 0);
         CHECK(sc->state() == "Unhealthy");
     }
@@ -593,7 +598,8 @@ TEST_CASE("agones: a hung tick stops health and the stand-in marks the server Un
         sidecar sc{so};
         game_knobs knobs;
         agones_orchestrator orch{a_opt(sc->port())};
-        host_thread h{open_host(1), [&](const match_params &p) { return make_knobbed_game(p, &knobs); }, served_by(orch)};
+        host_thread h{open_host(1), [&](const match_params &p) { return make_knobbed_game(p, &knobs); },
+                      served_by(orch)};
         client_list clients;
         failure_dump dump{[&] { return h.log_text() + "--- sidecar\n" + sc.log_text(); }};
         wait_ready(clients, sc, orch);
@@ -756,7 +762,8 @@ TEST_CASE("agones: after SIGTERM the server still says shutdown before it exits"
 
     orch.terminate();
     h.host->request_drain();
-    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    REQUIRE(pump(
+        clients, [&] { return h.done.load(); }, 60000));
     CHECK(h.join() == 0);
     CHECK(h.result_of("m-1").has_value());
     const auto reqs = sc->requests();
@@ -799,7 +806,8 @@ TEST_CASE("agones: a refused label and a fleet without counters still end Ready"
         note(req);
         res.set_content("{}", "application/json");
     });
-    fake.Post("/health", [&](const httplib::Request &, httplib::Response &res) { res.set_content("{}", "application/json"); });
+    fake.Post("/health",
+              [&](const httplib::Request &, httplib::Response &res) { res.set_content("{}", "application/json"); });
     const int port = fake.bind_to_any_port("127.0.0.1");
     REQUIRE(port > 0);
     std::thread serving{[&] { fake.listen_after_bind(); }};
@@ -812,7 +820,8 @@ TEST_CASE("agones: a refused label and a fleet without counters still end Ready"
     client_list clients;
     const bool ready = pump(clients, [&] { return orch.status().ready_sent; });
     h.host->request_drain();
-    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    REQUIRE(pump(
+        clients, [&] { return h.done.load(); }, 60000));
     h.join();
     fake.stop();
     serving.join();
@@ -846,7 +855,8 @@ TEST_CASE("agones: a host that opens no new match says so before it gives its ro
     CHECK_FALSE(h.host->admitting());
     leave(player);
     // The match ends, its room comes back, and the host, its one match served, shuts down.
-    REQUIRE(pump(clients, [&] { return h.done.load(); }, 60000));
+    REQUIRE(pump(
+        clients, [&] { return h.done.load(); }, 60000));
     CHECK(h.join() == 0);
     CHECK(sc->state() == "Shutdown");
     CHECK(sc.rooms() == 0);

@@ -102,7 +102,8 @@ void check_error(const answer &a, int status, int code, const std::string &messa
     CHECK(j.at("details") == json::array());
     REQUIRE(j.at("message").is_string());
     if (message.empty()) CHECK(!j.at("message").get<std::string>().empty());
-    else CHECK(j.at("message") == message);
+    else
+        CHECK(j.at("message") == message);
 }
 
 /// Follows GET /watch/gameserver on a thread of its own, collecting the lines.
@@ -304,9 +305,9 @@ TEST_CASE("agones stand-in: the conformance sequence") {
 
     const auto f = s->features();
     const std::set<std::string> seen{f.begin(), f.end()};
-    const std::set<std::string> expected{"ready",  "allocate", "setlabel", "setannotation", "gameserver",
-                                         "health", "shutdown", "watch",    "reserve",       "getcounter",
-                                         "updatecounter", "setcapacitycounter", "setcountcounter"};
+    const std::set<std::string> expected{
+        "ready", "allocate", "setlabel",   "setannotation", "gameserver",         "health",         "shutdown",
+        "watch", "reserve",  "getcounter", "updatecounter", "setcapacitycounter", "setcountcounter"};
     CHECK(seen == expected);
     CHECK(w.states() == std::vector<std::string>{"Ready", "Reserved", "Allocated", "Shutdown"});
     // The watch saw the labels, the annotation and the counters change too, prefixed and typed.
@@ -637,8 +638,10 @@ TEST_CASE("agones stand-in: malformed input is refused with the gateway's errors
     CHECK(reqs.back().path == "/test/restart");
     CHECK(reqs.back().status == 400);
     std::lock_guard lock{log_mu};
-    CHECK(std::count_if(log.begin(), log.end(), [](const std::string &l) { return l.rfind("POST /ready 400 {bad", 0) == 0; }) == 1);
-    CHECK(std::count_if(log.begin(), log.end(), [](const std::string &l) { return l.rfind("GET /nope 404", 0) == 0; }) == 1);
+    CHECK(std::count_if(log.begin(), log.end(),
+                        [](const std::string &l) { return l.rfind("POST /ready 400 {bad", 0) == 0; }) == 1);
+    CHECK(std::count_if(log.begin(), log.end(),
+                        [](const std::string &l) { return l.rfind("GET /nope 404", 0) == 0; }) == 1);
 }
 
 TEST_CASE("agones stand-in: many watch streams and requests at once") {

@@ -45,17 +45,18 @@ TEST_CASE("environment: RETCON_* and the platforms' variables configure the host
     REQUIRE(write_key_file(dir.path() / "a.pub", public_key_of(k1)));
     REQUIRE(write_key_file(dir.path() / "b.pub", public_key_of(k2)));
     host_options o;
-    REQUIRE(apply_environment(o, env_of({{"RETCON_PORT", "7001"},
-                                         {"PORT", "8080"}, // RETCON_PORT wins
-                                         {"RETCON_BIND", "10.0.0.2"},
-                                         {"RETCON_MATCHES", "12"},
-                                         {"RETCON_MATCH_LIMIT", "1"},
-                                         {"RETCON_FLEET", "eu-west"},
-                                         {"RETCON_TOKEN_KEYS", (dir.path() / "a.pub").string() + "," + (dir.path() / "b.pub").string()},
-                                         {"RETCON_REPLAY_DIR", "/var/lib/retcon"},
-                                         {"RETCON_DRAIN_GRACE_S", "12.5"},
-                                         {"RETCON_METRICS_PORT", "9100"},
-                                         {"RETCON_METRICS_BIND", "0.0.0.0"}})));
+    REQUIRE(apply_environment(
+        o, env_of({{"RETCON_PORT", "7001"},
+                   {"PORT", "8080"}, // RETCON_PORT wins
+                   {"RETCON_BIND", "10.0.0.2"},
+                   {"RETCON_MATCHES", "12"},
+                   {"RETCON_MATCH_LIMIT", "1"},
+                   {"RETCON_FLEET", "eu-west"},
+                   {"RETCON_TOKEN_KEYS", (dir.path() / "a.pub").string() + "," + (dir.path() / "b.pub").string()},
+                   {"RETCON_REPLAY_DIR", "/var/lib/retcon"},
+                   {"RETCON_DRAIN_GRACE_S", "12.5"},
+                   {"RETCON_METRICS_PORT", "9100"},
+                   {"RETCON_METRICS_BIND", "0.0.0.0"}})));
     CHECK(o.port == 7001);
     CHECK(o.bind_host == "10.0.0.2");
     CHECK(o.max_matches == 12);
@@ -82,18 +83,28 @@ TEST_CASE("environment: RETCON_* and the platforms' variables configure the host
     CHECK_FALSE(untouched.serve_metrics);
 
     host_options h; // Hathora's initial room configuration: the open match's parameters
-    REQUIRE(apply_environment(h, env_of({{"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":4,"tick_hz":30,"seed":99,"settings":"map=dust"})"}})));
+    REQUIRE(apply_environment(
+        h, env_of({{"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":4,"tick_hz":30,"seed":99,"settings":"map=dust"})"}})));
     CHECK(h.open_params == match_params{4, 30, 99, "map=dust"});
 }
 
 TEST_CASE("environment: a malformed variable is an error naming it, and changes nothing", "[host][env]") {
     const std::vector<std::pair<std::string, std::string>> bad{
-        {"RETCON_PORT", "70000"},          {"RETCON_PORT", "77x"},        {"RETCON_PORT", ""},
-        {"PORT", "-1"},                    {"RETCON_MATCHES", "0"},       {"RETCON_MATCHES", "many"},
-        {"RETCON_DRAIN_GRACE_S", "soon"},  {"RETCON_DRAIN_GRACE_S", "-3"}, {"RETCON_METRICS_PORT", "http"},
-        {"RETCON_TOKEN_KEYS", "/nonexistent/lobby.pub"}, {"RETCON_TOKEN_KEYS", ",,"},
-        {"HATHORA_INITIAL_ROOM_CONFIG", "players=4"}, {"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":0})"},
-        {"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":4,"map":"x"})"}, {"HATHORA_INITIAL_ROOM_CONFIG", R"({"seed":-1})"},
+        {"RETCON_PORT", "70000"},
+        {"RETCON_PORT", "77x"},
+        {"RETCON_PORT", ""},
+        {"PORT", "-1"},
+        {"RETCON_MATCHES", "0"},
+        {"RETCON_MATCHES", "many"},
+        {"RETCON_DRAIN_GRACE_S", "soon"},
+        {"RETCON_DRAIN_GRACE_S", "-3"},
+        {"RETCON_METRICS_PORT", "http"},
+        {"RETCON_TOKEN_KEYS", "/nonexistent/lobby.pub"},
+        {"RETCON_TOKEN_KEYS", ",,"},
+        {"HATHORA_INITIAL_ROOM_CONFIG", "players=4"},
+        {"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":0})"},
+        {"HATHORA_INITIAL_ROOM_CONFIG", R"({"players":4,"map":"x"})"},
+        {"HATHORA_INITIAL_ROOM_CONFIG", R"({"seed":-1})"},
     };
     for (const auto &[name, value] : bad) {
         INFO(name << "=" << value);
@@ -124,8 +135,9 @@ TEST_CASE("environment: a malformed variable is an error naming it, and changes 
     }
 }
 
-TEST_CASE("environment: Edgegap's orchestrator stops the deployment with DELETE and the raw token when the host is done",
-          "[host][env]") {
+TEST_CASE(
+    "environment: Edgegap's orchestrator stops the deployment with DELETE and the raw token when the host is done",
+    "[host][env]") {
     httplib::Server api;
     std::mutex m;
     std::vector<std::string> seen;
@@ -140,9 +152,10 @@ TEST_CASE("environment: Edgegap's orchestrator stops the deployment with DELETE 
     REQUIRE(api_port > 0);
     std::thread serving{[&] { api.listen_after_bind(); }};
 
-    const auto env = env_of({{"ARBITRIUM_REQUEST_ID", "a1b2c3d4e5f6"},
-                             {"ARBITRIUM_DELETE_URL", "http://127.0.0.1:" + std::to_string(api_port) + "/v1/self/stop/a1b2c3d4e5f6/42"},
-                             {"ARBITRIUM_DELETE_TOKEN", "0123456789abcdef0123456789abcdef"}});
+    const auto env = env_of(
+        {{"ARBITRIUM_REQUEST_ID", "a1b2c3d4e5f6"},
+         {"ARBITRIUM_DELETE_URL", "http://127.0.0.1:" + std::to_string(api_port) + "/v1/self/stop/a1b2c3d4e5f6/42"},
+         {"ARBITRIUM_DELETE_TOKEN", "0123456789abcdef0123456789abcdef"}});
     host_options o;
     o.port = 0;
     o.match_limit = 1;

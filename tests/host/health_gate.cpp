@@ -19,7 +19,8 @@ TEST_CASE("health gate: a moving heartbeat is healthy, a stopped one stops healt
     CHECK(gate.healthy(beat + 1, 9'100'000));
 }
 
-TEST_CASE("health gate: the first sample counts as a move, so a host that never ticks is withheld a window later", "[host][agones]") {
+TEST_CASE("health gate: the first sample counts as a move, so a host that never ticks is withheld a window later",
+          "[host][agones]") {
     health_gate gate{500'000};
     CHECK(gate.healthy(7, 1'000'000));
     CHECK(gate.healthy(7, 1'500'000));

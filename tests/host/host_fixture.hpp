@@ -210,7 +210,8 @@ struct host_thread {
     }
     bool logged(const std::string &text) const {
         std::lock_guard lock{mutex};
-        return std::any_of(log.begin(), log.end(), [&](const std::string &l) { return l.find(text) != std::string::npos; });
+        return std::any_of(log.begin(), log.end(),
+                           [&](const std::string &l) { return l.find(text) != std::string::npos; });
     }
     /// Refusals the log accounts for: one per "refused: ..." line plus the counts of those held
     /// back ("(and N more refused since)", "refused: N more connections since ...").
@@ -272,8 +273,9 @@ struct test_client {
     [[nodiscard]] bool running() const { return s->state() == client_state::running; }
     [[nodiscard]] bool rejected() const { return s->state() == client_state::rejected; }
     [[nodiscard]] bool saw(session_event_kind kind, const std::string &text = {}) const {
-        return std::any_of(events.begin(), events.end(),
-                           [&](const session_event &e) { return e.kind == kind && e.text.find(text) != std::string::npos; });
+        return std::any_of(events.begin(), events.end(), [&](const session_event &e) {
+            return e.kind == kind && e.text.find(text) != std::string::npos;
+        });
     }
     [[nodiscard]] std::string event_text(session_event_kind kind) const {
         for (const auto &e : events)

@@ -72,7 +72,8 @@ struct raw_hello final : transport_handler {
         if (ch != wire::channel::control) return;
         wire::reject_msg r;
         if (wire::decode(data, r)) reject = r;
-        else welcomed = true;
+        else
+            welcomed = true;
     }
     /// Waits (polling the other clients too) for the reject or a welcome.
     bool run(client_list &others) {
@@ -84,13 +85,13 @@ struct raw_hello final : transport_handler {
     }
 };
 
-
 } // namespace
 
 // ====================================================================== open mode, drain, results
 
-TEST_CASE("open mode fills the first match before the second, and a drain ends both with verifiable replays and results",
-          "[host]") {
+TEST_CASE(
+    "open mode fills the first match before the second, and a drain ends both with verifiable replays and results",
+    "[host]") {
     temp_dir dir;
     game_control ctl;
     auto o = local_options();
@@ -514,7 +515,8 @@ long long steady_state_allocations(const std::filesystem::path &replay_dir) {
         return std::all_of(clients.begin(), clients.end(), [](const auto &c) { return c->s->confirmed_frame() > 300; });
     }));
     ctl.measure_requested = true;
-    REQUIRE(pump(clients, [&] { return ctl.measured_allocations.load() >= 0; }, 60000));
+    REQUIRE(pump(
+        clients, [&] { return ctl.measured_allocations.load() >= 0; }, 60000));
     CHECK(std::all_of(clients.begin(), clients.end(), [](const auto &c) { return c->running(); }));
     const auto m = h.host->metrics();
     CHECK(m.players == 4);
@@ -523,7 +525,7 @@ long long steady_state_allocations(const std::filesystem::path &replay_dir) {
     REQUIRE(pump(clients, [&] { return h.done.load(); }));
     CHECK(h.join() == 0);
     UNSCOPED_INFO("allocations on the ticking thread from frame " << ctl.measured_from.load() << " over "
-                                                                 << ctl.measure_frames << " frames");
+                                                                  << ctl.measure_frames << " frames");
     return ctl.measured_allocations.load();
 }
 } // namespace
@@ -558,7 +560,8 @@ std::string http_get(std::uint16_t port, const std::string &path) {
         const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
         if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
             char buf[4096];
-            for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) response.append(buf, static_cast<std::size_t>(n));
+            for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+                response.append(buf, static_cast<std::size_t>(n));
         }
     }
     ::close(fd);

@@ -51,8 +51,9 @@ host_options quick_open_host() {
 
 } // namespace
 
-TEST_CASE("orchestrator: serve runs start, the host until its match limit, then finish, and every hook hears each match",
-          "[host][orchestrator]") {
+TEST_CASE(
+    "orchestrator: serve runs start, the host until its match limit, then finish, and every hook hears each match",
+    "[host][orchestrator]") {
     auto o = quick_open_host();
     o.match_limit = 2; // open mode would replace matches for ever; the limit ends the process
     auto host = match_host::create(o, test::counter_game);
@@ -72,7 +73,8 @@ TEST_CASE("orchestrator: serve runs start, the host until its match limit, then 
     serve_options so;
     so.handle_signals = false;
     CHECK(serve(**host, orch, so) == 0);
-    CHECK(orch.calls == std::vector<std::string>{"start", "opened open-1", "ended open-1", "opened open-2", "ended open-2", "finish 0"});
+    CHECK(orch.calls == std::vector<std::string>{"start", "opened open-1", "ended open-1", "opened open-2",
+                                                 "ended open-2", "finish 0"});
     CHECK(app_results == std::vector<std::string>{"open-1", "open-2"});
     CHECK((*host)->metrics().matches_opened == 2);
     bool said = false;
@@ -80,7 +82,8 @@ TEST_CASE("orchestrator: serve runs start, the host until its match limit, then 
     CHECK(said);
 }
 
-TEST_CASE("orchestrator: the heartbeat moves while the host runs and stops when its thread stops", "[host][orchestrator]") {
+TEST_CASE("orchestrator: the heartbeat moves while the host runs and stops when its thread stops",
+          "[host][orchestrator]") {
     auto o = quick_open_host();
     o.match_duration_ms = 0;
     auto host = match_host::create(o, test::counter_game);

@@ -44,7 +44,8 @@ TEST_CASE("room ledger: an allocation no match uses is given back after the time
     CHECK(l.outstanding() == 0);
 }
 
-TEST_CASE("room ledger: a match with no allocation gives nothing back, so the count never goes below zero", "[host][agones]") {
+TEST_CASE("room ledger: a match with no allocation gives nothing back, so the count never goes below zero",
+          "[host][agones]") {
     room_ledger l{10 * s};
     l.opened("lonely", 1 * s);
     CHECK(l.expire(20 * s) == 0);

@@ -62,14 +62,16 @@ int record(const char *out) {
     for (frame_t f = 0; f < golden_frames; ++f) {
         for (std::size_t s = 0; s < golden_players; ++s) {
             if (occupied(s, f)) in.set(s, bots[s].decide(w, static_cast<int>(s)));
-            else in.clear(s);
+            else
+                in.clear(s);
         }
         g.step(w, in.view(f));
         if (auto r = writer->add_frame(in.view(f), w); !r) return fail(r.message());
     }
     if (auto r = writer->finish(); !r) return fail(r.message());
     std::printf("demo_golden: wrote %s (%llu bytes, %u frames, %u entities at the end)\n", out,
-                static_cast<unsigned long long>(writer->bytes_written()), golden_frames, static_cast<unsigned>(w.alive()));
+                static_cast<unsigned long long>(writer->bytes_written()), golden_frames,
+                static_cast<unsigned>(w.alive()));
     return 0;
 }
 
@@ -80,7 +82,8 @@ int trace(const char *in, const char *out, std::uint32_t every) {
     const replay_reader &r = *reader;
     world w{make_schema()};
     if (w.schema_hash() != r.schema().hash()) return fail(std::string(in) + " was recorded with another schema");
-    if (r.keyframes().empty() || r.keyframes()[0].frame != r.start_frame()) return fail("no keyframe at the start frame");
+    if (r.keyframes().empty() || r.keyframes()[0].frame != r.start_frame())
+        return fail("no keyframe at the start frame");
     world_image start;
     if (auto k = r.keyframe_image(0, start); !k) return fail(k.message());
     if (auto k = load_image(w, start); !k) return fail(k.message());
@@ -151,7 +154,8 @@ int main(int argc, char **argv) {
     const std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "record" && argc == 3) return record(argv[2]);
     if (cmd == "trace" && (argc == 4 || argc == 5))
-        return trace(argv[2], argv[3], argc == 5 ? static_cast<std::uint32_t>(std::strtoul(argv[4], nullptr, 10)) : 600u);
+        return trace(argv[2], argv[3],
+                     argc == 5 ? static_cast<std::uint32_t>(std::strtoul(argv[4], nullptr, 10)) : 600u);
     if (cmd == "image" && argc == 5) return image(argv[2], argv[3], argv[4]);
     if (cmd == "wrap" && argc == 4) return wrap(argv[2], argv[3]);
     std::fprintf(stderr, "usage: demo_golden record OUT.rcr | trace IN.rcr OUT.rct [K] | image IN.rcr FRAME OUT.rcs | "

@@ -12,7 +12,8 @@ using namespace retcon::test;
 
 void print_hex(const char *label, std::span<const std::byte> bytes) {
     std::printf("%s (%zu bytes):", label, bytes.size());
-    for (std::size_t i = 0; i < bytes.size(); ++i) std::printf("%s%02x", i % 32 == 0 ? "\n  " : "", static_cast<unsigned>(bytes[i]));
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        std::printf("%s%02x", i % 32 == 0 ? "\n  " : "", static_cast<unsigned>(bytes[i]));
     std::printf("\n");
 }
 
@@ -68,7 +69,8 @@ int run_schema_probe() {
     print_hex("entities", as_bytes(w.entity_table()));
     for (std::size_t id = 0; id < w.pool_count(); ++id) {
         const pool &p = w.pool_at(id);
-        std::printf("pool %zu %.*s size %u\n", id, static_cast<int>(p.info().name.size()), p.info().name.data(), p.size());
+        std::printf("pool %zu %.*s size %u\n", id, static_cast<int>(p.info().name.size()), p.info().name.data(),
+                    p.size());
         print_hex("owners", std::as_bytes(std::span<const entity>(p.owners().data(), p.size())));
         print_hex("payload", std::span<const std::byte>(p.payload(), p.payload_bytes()));
     }

@@ -22,8 +22,8 @@ TEST_CASE("steady-state ticks and rollbacks allocate nothing (in-process transpo
         m.run(3000);
         allocations = counter.count();
     }
-    const auto rollbacks = m.clients[0]->session->stats().rollbacks + m.clients[1]->session->stats().rollbacks -
-                           rollbacks_before;
+    const auto rollbacks =
+        m.clients[0]->session->stats().rollbacks + m.clients[1]->session->stats().rollbacks - rollbacks_before;
     INFO("rollbacks during the measured window: " << rollbacks);
     CHECK(rollbacks > 0);
     CHECK(allocations == 0);

@@ -327,8 +327,8 @@ TEST_CASE("one address gets at most max_peers_per_address connections", "[net][e
     CHECK(on_client.back().connects.size() == 1);
     // ENet ignored the four extra CONNECTs before allocating a slot (ENetHost::duplicatePeers):
     // their clients never heard back, and the server had nothing to reset or report.
-    const auto answered = std::count_if(on_client.begin(), on_client.end() - 1,
-                                        [](const recorder &r) { return !r.connects.empty(); });
+    const auto answered =
+        std::count_if(on_client.begin(), on_client.end() - 1, [](const recorder &r) { return !r.connects.empty(); });
     CHECK(answered == 8);
     CHECK(on_server.refusals.empty());
     CHECK(on_server.disconnects.empty());
@@ -337,8 +337,7 @@ TEST_CASE("one address gets at most max_peers_per_address connections", "[net][e
 namespace {
 // Connects @p client fully (both ends see the connection), polling the server at @p server_now;
 // returns the server's peer_id for it.
-peer_id join(transport &server, recorder &on_server, std::uint64_t server_now, transport &client,
-             recorder &on_client) {
+peer_id join(transport &server, recorder &on_server, std::uint64_t server_now, transport &client, recorder &on_client) {
     const std::size_t before = on_server.connects.size();
     const auto start = wall_ms();
     while ((on_client.connects.empty() || on_server.connects.size() == before) && wall_ms() - start < give_up_ms) {
@@ -400,7 +399,8 @@ TEST_CASE("connected ENet peers the session never admits are pending: past max_p
     CHECK(on_client[0].disconnects.empty());
 }
 
-TEST_CASE("an ENet peer the server disconnects whose remote never answers frees its slot 1000 ms later", "[net][enet]") {
+TEST_CASE("an ENet peer the server disconnects whose remote never answers frees its slot 1000 ms later",
+          "[net][enet]") {
     enet_options options;
     options.max_peers = 1; // the silent peer's slot is the only one
     options.free_slot_reserve = 0;

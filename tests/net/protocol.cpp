@@ -56,7 +56,10 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     CHECK(back.spectator);
     CHECK(back.reconnect_token == test_token(99));
     CHECK(back.name == "ada");
-    require_truncations_rejected(out, [](std::span<const std::byte> b) { hello_msg m; return decode(b, m); });
+    require_truncations_rejected(out, [](std::span<const std::byte> b) {
+        hello_msg m;
+        return decode(b, m);
+    });
     out.push_back(std::byte{0});
     const auto trailing = decode(out, back); // trailing garbage
     REQUIRE_FALSE(trailing);
@@ -152,9 +155,7 @@ TEST_CASE("decoders reject in one shape: a code, a static text and the byte offs
         CHECK(r.code() == errc::bad_magic);
         CHECK(r.err().offset == 0);
     }
-    SECTION("an empty packet") {
-        CHECK(decode(std::span<const std::byte>{}, back).code() == errc::truncated);
-    }
+    SECTION("an empty packet") { CHECK(decode(std::span<const std::byte>{}, back).code() == errc::truncated); }
     SECTION("a hello of protocol version 1 is refused as another version, not as garbage") {
         out[1] = std::byte{1};
         out[2] = std::byte{0};
@@ -166,7 +167,7 @@ TEST_CASE("decoders reject in one shape: a code, a static text and the byte offs
         h.name = std::string(40, 'x');
         std::vector<std::byte> raw;
         encode(h, raw);
-        constexpr std::size_t name_length_at = 46; // docs/protocol.md, "1 hello"
+        constexpr std::size_t name_length_at = 46;     // docs/protocol.md, "1 hello"
         REQUIRE(raw[name_length_at] == std::byte{32}); // the encoder cut it to 32: claim 40 (and append 8)
         raw[name_length_at] = std::byte{40};
         raw.insert(raw.begin() + name_length_at + 1 + 32, 8, std::byte{'x'});
@@ -198,7 +199,10 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     CHECK(wb.server_frame == 1234);
     CHECK(wb.token == test_token(0xde));
     CHECK_FALSE(wb.report_checksums);
-    require_truncations_rejected(out, [](std::span<const std::byte> b) { welcome_msg m; return decode(b, m); });
+    require_truncations_rejected(out, [](std::span<const std::byte> b) {
+        welcome_msg m;
+        return decode(b, m);
+    });
     const auto refused = [&](welcome_msg bad) {
         encode(bad, out);
         welcome_msg x;
@@ -274,7 +278,10 @@ TEST_CASE("input messages delta-encode and round-trip", "[net][protocol]") {
     CHECK(back.checksum_frame == 97);
     CHECK(back.checksum == 0xabcdef);
     CHECK(back.inputs == m.inputs);
-    require_truncations_rejected(out, [](std::span<const std::byte> b) { input_msg x; return decode(b, 4, {}, x); });
+    require_truncations_rejected(out, [](std::span<const std::byte> b) {
+        input_msg x;
+        return decode(b, 4, {}, x);
+    });
 }
 
 TEST_CASE("an idle player's redundant inputs cost almost nothing", "[net][protocol]") {
@@ -294,9 +301,9 @@ TEST_CASE("an idle player's redundant inputs cost almost nothing", "[net][protoc
 
 TEST_CASE("input decoding rejects inconsistent run lengths", "[net][protocol]") {
     std::vector<std::byte> dec;
-    CHECK_FALSE(decode_inputs(bytes_of({0}), {}, 4, 1, dec));          // run without length
-    CHECK_FALSE(decode_inputs(bytes_of({0, 10}), {}, 4, 1, dec));      // 11 zeros for 4 bytes
-    CHECK_FALSE(decode_inputs(bytes_of({1, 2, 3}), {}, 4, 1, dec));    // too short
+    CHECK_FALSE(decode_inputs(bytes_of({0}), {}, 4, 1, dec));             // run without length
+    CHECK_FALSE(decode_inputs(bytes_of({0, 10}), {}, 4, 1, dec));         // 11 zeros for 4 bytes
+    CHECK_FALSE(decode_inputs(bytes_of({1, 2, 3}), {}, 4, 1, dec));       // too short
     CHECK_FALSE(decode_inputs(bytes_of({1, 2, 3, 4, 5}), {}, 4, 1, dec)); // too long
     CHECK(decode_inputs(bytes_of({1, 2, 3, 4}), {}, 4, 1, dec));
 }
@@ -324,7 +331,10 @@ TEST_CASE("confirmed messages use the previous frame as base only when flagged",
     confirmed_msg wrong;
     REQUIRE(decode(out, 4, std::vector<std::byte>(rec, std::byte{0}), wrong));
     CHECK(wrong.frames != m.frames);
-    require_truncations_rejected(out, [&](std::span<const std::byte> b) { confirmed_msg x; return decode(b, 4, base, x); });
+    require_truncations_rejected(out, [&](std::span<const std::byte> b) {
+        confirmed_msg x;
+        return decode(b, 4, base, x);
+    });
 }
 
 TEST_CASE("snapshot chunks are bounded", "[net][protocol]") {
@@ -364,8 +374,9 @@ TEST_CASE("random garbage never decodes as a valid message of the wrong size", "
         desync_msg d;
         bye_msg b;
         // Decoding must never crash (ASan run) and must only accept exactly-sized messages.
-        for (const bool ok : {decode(junk, h).ok(), decode(junk, w).ok(), decode(junk, r).ok(), decode(junk, 4, {}, in).ok(),
-                              decode(junk, 4, {}, c).ok(), decode(junk, s).ok(), decode(junk, d).ok(), decode(junk, b).ok()})
+        for (const bool ok :
+             {decode(junk, h).ok(), decode(junk, w).ok(), decode(junk, r).ok(), decode(junk, 4, {}, in).ok(),
+              decode(junk, 4, {}, c).ok(), decode(junk, s).ok(), decode(junk, d).ok(), decode(junk, b).ok()})
             accepted += ok ? 1u : 0u;
     }
     CHECK(accepted < 2000); // some short kinds (bye) legitimately decode from random bytes
@@ -410,7 +421,8 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
 
     std::vector<std::vector<std::byte>> malformed;
     for (const auto &p : packets) {
-        for (std::size_t n = 0; n < p.size(); n += 1 + n / 16) malformed.emplace_back(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
+        for (std::size_t n = 0; n < p.size(); n += 1 + n / 16)
+            malformed.emplace_back(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n));
         auto longer = p;
         longer.push_back(std::byte{0});
         malformed.push_back(longer);
@@ -419,7 +431,8 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
     std::vector<std::byte> payload;
     encode_inputs(in.inputs, {}, 4, payload);
     std::vector<std::vector<std::byte>> bad_payloads;
-    for (std::size_t n = 0; n < payload.size(); ++n) bad_payloads.emplace_back(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(n));
+    for (std::size_t n = 0; n < payload.size(); ++n)
+        bad_payloads.emplace_back(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(n));
     bad_payloads.push_back(payload);
     bad_payloads.back().push_back(std::byte{1});
     bad_payloads.push_back({std::byte{0}});
@@ -439,15 +452,17 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
         retcon::test::allocation_counter counter;
         for (int round = 0; round < 20; ++round) {
             for (const auto &p : malformed)
-                for (const bool ok : {decode(p, h).ok(), decode(p, w).ok(), decode(p, r).ok(), decode(p, 4, {}, im).ok(),
-                                      decode_header(p, im).ok(), decode(p, 4, {}, c).ok(), decode_header(p, c).ok(),
-                                      decode(p, s).ok(), decode(p, d).ok(), decode(p, b).ok()})
+                for (const bool ok :
+                     {decode(p, h).ok(), decode(p, w).ok(), decode(p, r).ok(), decode(p, 4, {}, im).ok(),
+                      decode_header(p, im).ok(), decode(p, 4, {}, c).ok(), decode_header(p, c).ok(), decode(p, s).ok(),
+                      decode(p, d).ok(), decode(p, b).ok()})
                     accepted += ok ? 1u : 0u;
             for (const auto &p : bad_payloads) accepted += decode_inputs(p, {}, 4, 40, inputs).ok() ? 1u : 0u;
         }
         allocations = counter.count();
     }
-    INFO(malformed.size() << " malformed packets × 10 decoders and " << bad_payloads.size() << " bad input payloads, 20 rounds");
+    INFO(malformed.size() << " malformed packets × 10 decoders and " << bad_payloads.size()
+                          << " bad input payloads, 20 rounds");
     CHECK(accepted == 0);
     CHECK(allocations == 0);
     CHECK(h.name.empty());

@@ -60,10 +60,10 @@ struct desync_outcome {
     frame_t frame = no_frame; ///< the frame whose hash differed (first desync event)
     std::string text;         ///< that event's text
     std::size_t verified = 0, unverified = 0;
-    std::uint64_t recorded = 0;                 ///< the server's hash of that frame
-    std::vector<std::string> files;             ///< written to forensics_dir
-    std::vector<std::byte> server_file;         ///< the -server.rcs bytes
-    std::optional<snapshot_file> server_image;        ///< read back from that file
+    std::uint64_t recorded = 0;                ///< the server's hash of that frame
+    std::vector<std::string> files;            ///< written to forensics_dir
+    std::vector<std::byte> server_file;        ///< the -server.rcs bytes
+    std::optional<snapshot_file> server_image; ///< read back from that file
     bool bad_running = false;
     std::size_t bad_resynced = 0;
 };
@@ -249,7 +249,9 @@ TEST_CASE("the server holds ceil(forensic_frames / forensic_interval) images of 
     const long long sparse = server_heap(dust, 32, 8, image);
     const long long odd = server_heap(dust, 30, 8, image);
     INFO("image " << image << " bytes; held: 1 image " << one << ", 32 images " << every << ", interval 8 " << sparse);
-    const auto images = [&](long long held) { return static_cast<double>(held - one) / static_cast<double>(image) + 1.0; };
+    const auto images = [&](long long held) {
+        return static_cast<double>(held - one) / static_cast<double>(image) + 1.0;
+    };
     CHECK(images(every) > 31.5);
     CHECK(images(every) < 32.5);
     CHECK(images(sparse) > 3.5);
@@ -264,5 +266,6 @@ TEST_CASE("server_options::forensic_interval 0 is misuse", "[net][forensics]") {
     sim_network net{1};
     server_options o;
     o.forensic_interval = 0;
-    CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o), Catch::Contains("forensic_interval"));
+    CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o),
+                      Catch::Contains("forensic_interval"));
 }

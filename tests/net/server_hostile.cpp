@@ -87,7 +87,8 @@ TEST_CASE("server drops a client sending frames far in the future", "[net][hosti
     check_offender_dropped(
         [](sim_match &m, int slot) {
             m.net.inject_from_client(1, wire::channel::inputs,
-                                     input_packet(static_cast<std::uint8_t>(slot), m.server->frame() + 100000, 1), m.now);
+                                     input_packet(static_cast<std::uint8_t>(slot), m.server->frame() + 100000, 1),
+                                     m.now);
         },
         "far beyond");
 }

@@ -94,7 +94,8 @@ TEST_CASE("spectators beyond max_spectators are refused by name, player slots st
     CHECK(m.clients[0]->session->state() == client_state::running);
     CHECK(m.clients[1]->session->state() == client_state::running);
     REQUIRE(m.clients[2]->session->state() == client_state::rejected);
-    CHECK(count_containing(m.clients[2]->events, session_event_kind::rejected, "no free spectator place (the server allows 2)") == 1);
+    CHECK(count_containing(m.clients[2]->events, session_event_kind::rejected,
+                           "no free spectator place (the server allows 2)") == 1);
     CHECK(player.session->state() == client_state::running);
     CHECK(m.server->players() == 1);
 }
@@ -214,7 +215,8 @@ TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned, se
         REQUIRE(p->desyncs.size() == 1);
         if (!p->desyncs[0].diverging.empty()) continue;
         ++asked;
-        for (std::uint32_t off = 0; off + 1000u < cap; off += 1000u) p->upload_chunk(f, static_cast<std::uint32_t>(cap), off, 1000);
+        for (std::uint32_t off = 0; off + 1000u < cap; off += 1000u)
+            p->upload_chunk(f, static_cast<std::uint32_t>(cap), off, 1000);
     }
     CHECK(asked == 3);
     CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "upload budget is in use") == 7);
@@ -222,15 +224,17 @@ TEST_CASE("uploads share a server-wide budget and stalled ones are abandoned, se
         for (auto *p : raw) p->ack(m);
         run_with(m, raw, 100);
     }
-    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "did not arrive within 5000 ms") == 3);
+    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified, "did not arrive within 5000 ms") ==
+          3);
     INFO("heap peak " << heap.peak() << " bytes, budget " << so.upload_budget_bytes);
     CHECK(heap.peak() < static_cast<long long>(so.upload_budget_bytes + 2u * 1024u * 1024u));
     for (const auto *p : raw) CHECK_FALSE(p->closed); // under the unverified limit: still playing
     CHECK(m.server->totals().desyncs == 0);
 }
 
-TEST_CASE("a client that stops acknowledging gets the confirmed stream at a quarter rate, one snapshot, then is dropped",
-          "[net][hostile][limits]") {
+TEST_CASE(
+    "a client that stops acknowledging gets the confirmed stream at a quarter rate, one snapshot, then is dropped",
+    "[net][hostile][limits]") {
     // Before, such a client got a packet of up to 64 resent frames every tick, and a snapshot
     // each time it fell out of the resend history, for as long as it kept sending.
     sim_match m{57, 2};
@@ -301,8 +305,7 @@ struct enet_peer {
         if (!polled) return;
         s->poll(now);
         while (s->should_tick(now)) s->tick(b.next());
-        for (session_event e; s->next_event(e);) {
-        }
+        for (session_event e; s->next_event(e);) {}
     }
 };
 } // namespace
@@ -329,8 +332,7 @@ TEST_CASE("over ENet: with 60 half-open connections and 40 idle spectators held 
             const auto now = wall_ms();
             server.poll(now);
             while (server.should_tick(now)) server.tick();
-            for (session_event e; server.next_event(e);) {
-            }
+            for (session_event e; server.next_event(e);) {}
             for (auto &p : peers) p->step(now);
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
@@ -437,7 +439,8 @@ void idle(sim_match &m, raw_peer &p, int ms) {
 }
 } // namespace
 
-TEST_CASE("late chunks of an upload that timed out are ignored while a later one is awaited", "[net][hostile][limits]") {
+TEST_CASE("late chunks of an upload that timed out are ignored while a later one is awaited",
+          "[net][hostile][limits]") {
     // Before, only a chunk arriving while nothing was awaited was forgiven; one arriving during
     // the next upload got the client dropped as "unrequested snapshot upload".
     sim_match m{59, 2};
@@ -446,8 +449,9 @@ TEST_CASE("late chunks of an upload that timed out are ignored while a later one
     const frame_t first = claim_and_get_asked(m, p);
     p.upload_chunk(first, 3000, 0, 1000); // a slow uplink: the rest does not come in time
     idle(m, p, 5500);                     // upload_timeout_ms (5 s) passes, the resync interval too
-    REQUIRE(count_containing(m.server_events, session_event_kind::desync_unverified, "did not arrive within 5000 ms") == 1);
-    claim_and_get_asked(m, p); // a later mismatch: its upload is awaited now
+    REQUIRE(count_containing(m.server_events, session_event_kind::desync_unverified, "did not arrive within 5000 ms") ==
+            1);
+    claim_and_get_asked(m, p);               // a later mismatch: its upload is awaited now
     p.upload_chunk(first, 3000, 1000, 1000); // ... and the old upload's next chunk turns up
     idle(m, p, 300);
     CHECK_FALSE(p.closed);
@@ -521,7 +525,8 @@ TEST_CASE("desync files are written at most max_forensic_files times per match",
     fs::remove_all(dir);
 }
 
-TEST_CASE("server_options with a zero deadline are misuse, not a server that drops everyone", "[net][hostile][limits]") {
+TEST_CASE("server_options with a zero deadline are misuse, not a server that drops everyone",
+          "[net][hostile][limits]") {
     retcon::test::throwing_misuse_handler handler;
     world w{game_schema()};
     sim_network net{1};
@@ -546,5 +551,6 @@ TEST_CASE("a connection that closes before its hello is a rate-limited refusal, 
     p.t.disconnect(0);
     run_with(m, raw, 100);
     CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
-    CHECK(count_containing(m.server_events, session_event_kind::connection_refused, "connection closed before its hello") == 1);
+    CHECK(count_containing(m.server_events, session_event_kind::connection_refused,
+                           "connection closed before its hello") == 1);
 }

@@ -155,14 +155,13 @@ TEST_CASE("a deliberately corrupted client is detected, named and resynchronised
     server_options so;
     so.forensics_dir = dir;
     m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
-    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    m.server->on_confirmed(
+        [&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
     const link_conditions link{25, 5, 0.0};
     auto &good = m.add_client(link, link);
     auto &bad = m.add_client(link, link);
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) {
-        w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; });
-    });
+    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
     m.run(3000);
     // The server names the pool and field that diverged, for the right slot.
     bool named = false;
@@ -177,7 +176,8 @@ TEST_CASE("a deliberately corrupted client is detected, named and resynchronised
     CHECK(sim_match::count(bad.events, session_event_kind::resynchronized) >= 1);
     bool client_named = false;
     for (const auto &e : bad.events)
-        if (e.kind == session_event_kind::desync_detected && e.text.find("ship_pos") != std::string::npos) client_named = true;
+        if (e.kind == session_event_kind::desync_detected && e.text.find("ship_pos") != std::string::npos)
+            client_named = true;
     CHECK(client_named);
     // Both snapshots were written for `retcon diff`.
     std::size_t files = 0;
@@ -339,7 +339,8 @@ TEST_CASE("a desync after the upload quota is used is reported without an upload
     server_options so;
     so.max_uploads_per_client = 0;
     m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
-    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    m.server->on_confirmed(
+        [&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
     auto &bad = m.add_client({20, 0, 0.0}, {20, 0, 0.0});
     m.run(2000);
     bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.x += 3; }); });
@@ -347,7 +348,8 @@ TEST_CASE("a desync after the upload quota is used is reported without an upload
     CHECK(sim_match::count(m.server_events, session_event_kind::disconnected) == 0);
     bool reported = false;
     for (const auto &e : m.server_events)
-        if (e.kind == session_event_kind::desync_unverified && e.text.find("quota") != std::string::npos) reported = true;
+        if (e.kind == session_event_kind::desync_unverified && e.text.find("quota") != std::string::npos)
+            reported = true;
     // Only a mismatch an upload confirmed counts as a desync (docs/net.md, "Desync forensics").
     CHECK(sim_match::count(m.server_events, session_event_kind::desync_detected) == 0);
     CHECK(m.server->totals().desyncs == 0);
@@ -357,8 +359,7 @@ TEST_CASE("a desync after the upload quota is used is reported without an upload
     CHECK(sim_match::count(bad.events, session_event_kind::resynchronized) >= 1);
 }
 
-TEST_CASE("a player still loading its snapshot is not present, so none of its inputs are replaced",
-          "[net][session]") {
+TEST_CASE("a player still loading its snapshot is not present, so none of its inputs are replaced", "[net][session]") {
     // Before the fix the slot was present from the hello, and every frame until the slow
     // snapshot arrived counted as a replaced input.
     sim_match m{51, 2};
@@ -398,7 +399,8 @@ TEST_CASE("clients see other players join and leave, at the frame the confirmed 
     // The frames agree with the server's world: b's ship exists from the join frame on.
     CHECK(m.server_world.resource<ships>().of[b_slot] == null_entity);
     std::size_t own = 0;
-    for (const auto &e : a.events) own += e.kind == session_event_kind::player_joined && e.slot == a.session->slot() ? 1u : 0u;
+    for (const auto &e : a.events)
+        own += e.kind == session_event_kind::player_joined && e.slot == a.session->slot() ? 1u : 0u;
     CHECK(own <= 1);
 }
 
@@ -441,10 +443,10 @@ TEST_CASE("adaptive input delay follows the round trip and shortens rollbacks", 
     INFO("fixed: depth " << fixed.rollback_depth << "; adaptive: delay " << adaptive.delay_at_200 << " then "
                          << adaptive.delay_at_40 << ", depth " << adaptive.rollback_depth);
     CHECK(fixed.delay_at_200 == 1);
-    CHECK(adaptive.delay_at_200 >= 5);                       // about half of 200 ms, in frames
-    CHECK(adaptive.delay_at_40 <= 2);                        // and back down
-    CHECK(adaptive.rollback_depth < fixed.rollback_depth);   // shallower rollbacks for the same lag
-    CHECK(adaptive.mismatched == 0);                         // delay changes are deterministic
+    CHECK(adaptive.delay_at_200 >= 5);                     // about half of 200 ms, in frames
+    CHECK(adaptive.delay_at_40 <= 2);                      // and back down
+    CHECK(adaptive.rollback_depth < fixed.rollback_depth); // shallower rollbacks for the same lag
+    CHECK(adaptive.mismatched == 0);                       // delay changes are deterministic
     CHECK(static_cast<double>(adaptive.replaced) / (2 * 720.0) <= 0.02);
     CHECK(adaptive.stalls <= 2);
 }
@@ -456,7 +458,7 @@ TEST_CASE("end_match on a lossy network: every client sees match_ended, not a di
     m.run(2000);
     for (auto &c : m.clients) REQUIRE(c->session->state() == client_state::running);
     const frame_t last = m.server->frame();
-    m.server->end_match(); // returns at once: the host keeps polling (m.run polls every 1 ms)
+    m.server->end_match();             // returns at once: the host keeps polling (m.run polls every 1 ms)
     CHECK_FALSE(m.server->finished()); // nobody has acknowledged yet
     m.server->end_match();             // a second call changes nothing
     const std::uint64_t ended_at = m.now;
@@ -531,7 +533,8 @@ TEST_CASE("server_options::record_path records the match, the replay verifies wi
     so.record_settings.players = 99; // ignored: the session's own settings are recorded
     so.record_settings.metadata = {{"game", "retcon tests"}};
     m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
-    m.server->on_confirmed([&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
+    m.server->on_confirmed(
+        [&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
     const link_conditions link{30, 5, 0.05};
     m.add_client(link, link);
     m.add_client(link, link);
@@ -597,9 +600,7 @@ TEST_CASE("desync forensic files are named by the frame whose state they hold", 
     m.add_client(link, link);
     auto &bad = m.add_client(link, link);
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) {
-        w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; });
-    });
+    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
     m.run(3000);
     frame_t reported = no_frame; // the frame whose hash differed
     for (const auto &e : m.server_events)

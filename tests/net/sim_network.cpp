@@ -51,7 +51,7 @@ TEST_CASE("simulated links delay, lose and reorder unreliable packets, seeded", 
         return std::make_pair(ids, rs.at);
     };
     const auto [ids, at] = trial(99);
-    CHECK(ids.size() > 700);   // ~20% lost, ~10% duplicated
+    CHECK(ids.size() > 700); // ~20% lost, ~10% duplicated
     CHECK(ids.size() < 1000);
     bool reordered = false;
     for (std::size_t i = 1; i < ids.size(); ++i) reordered = reordered || ids[i] < ids[i - 1];

@@ -83,6 +83,6 @@ TEST_CASE("slot_table: a bound slot is taken from the same player's old connecti
     const auto other = t.claim(9, {}, 1, 43);
     CHECK(other.slot == -1);
     CHECK(other.refusal_text == "slot 1 is taken");
-    CHECK(t.claim(9, {}, 1, 0).slot == -1); // no identity said: never a replacement
+    CHECK(t.claim(9, {}, 1, 0).slot == -1);           // no identity said: never a replacement
     CHECK(t.claim(7, {}, 1, 42).replaces == no_peer); // its own connection is not stale
 }

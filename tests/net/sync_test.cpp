@@ -27,12 +27,14 @@ bool run_bots(sync_test &test, int frames, std::uint64_t seed0 = 1, std::uint64_
 schedule systems_with_bad_rng(int &counter) {
     schedule systems;
     systems.add("move ships", [](world &ww) { ww.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.x += 1; }); })
-        .add("bad rng", [&counter](world &ww) {
-            // Uses a counter that lives outside the world: re-simulation sees other values.
-            ++counter;
-            ww.view<ship_pos, bullet>().each([&](ship_pos &, bullet &b) { b.vx = counter; });
-        })
-        .add("bullets", [](world &ww) { ww.view<ship_pos, bullet>().each([](ship_pos &p, const bullet &b) { p.x += b.vx; }); });
+        .add("bad rng",
+             [&counter](world &ww) {
+                 // Uses a counter that lives outside the world: re-simulation sees other values.
+                 ++counter;
+                 ww.view<ship_pos, bullet>().each([&](ship_pos &, bullet &b) { b.vx = counter; });
+             })
+        .add("bullets",
+             [](world &ww) { ww.view<ship_pos, bullet>().each([](ship_pos &p, const bullet &b) { p.x += b.vx; }); });
     return systems;
 }
 
@@ -54,14 +56,13 @@ schedule deterministic_systems() {
 /// Builds a sync test whose schedule is a local of this function, gone when it returns.
 std::unique_ptr<sync_test> make_test_from_temporary_schedule(world &w, int *counter) {
     schedule systems = counter ? systems_with_bad_rng(*counter) : deterministic_systems();
-    return std::make_unique<sync_test>(
-        game_config(2), w,
-        step_function{[](world &ww, const frame_inputs &in) {
-                          step_game(ww, in);
-                          spawn_bullets(ww, in);
-                      },
-                      systems},
-        8);
+    return std::make_unique<sync_test>(game_config(2), w,
+                                       step_function{[](world &ww, const frame_inputs &in) {
+                                                         step_game(ww, in);
+                                                         spawn_bullets(ww, in);
+                                                     },
+                                                     systems},
+                                       8);
 }
 
 } // namespace
@@ -221,7 +222,8 @@ TEST_CASE("sync test runs join and leave code from per-slot presence", "[net][sy
             in.set(0, b0.next());
             const auto i1 = b1.next();
             if (presence(f)) in.set(1, i1);
-            else in.clear(1);
+            else
+                in.clear(1);
             if (!test.tick(in)) return false;
             if (f == 40) ship1_seen = w.resource<ships>().of[1] != null_entity;
             if (f == 70) CHECK(w.resource<ships>().of[1] == null_entity); // left

@@ -68,7 +68,9 @@ struct event_log final : transport_handler {
         events.push_back("recv " + std::to_string(p) + " " + text);
         if (on_packet) on_packet(p, text);
     }
-    [[nodiscard]] bool saw(const std::string &e) const { return std::find(events.begin(), events.end(), e) != events.end(); }
+    [[nodiscard]] bool saw(const std::string &e) const {
+        return std::find(events.begin(), events.end(), e) != events.end();
+    }
     [[nodiscard]] bool mentions(peer_id p) const {
         const std::string id = " " + std::to_string(p);
         return std::any_of(events.begin(), events.end(), [&](const std::string &e) {
@@ -108,8 +110,7 @@ struct sim_rig {
         event_log log;
     };
 
-    explicit sim_rig(mux_options options = {})
-        : mux{std::make_unique<borrowed_transport>(net.server()), options} {
+    explicit sim_rig(mux_options options = {}) : mux{std::make_unique<borrowed_transport>(net.server()), options} {
         router.mux = &mux;
     }
 
@@ -274,8 +275,7 @@ TEST_CASE("mux: a route cannot send to, disconnect or admit another route's conn
     CHECK_FALSE(cb.log.saw("disconnect 0"));
 }
 
-TEST_CASE("mux: a route that disconnects a connection during delivery gets none of its later events",
-          "[net][mux]") {
+TEST_CASE("mux: a route that disconnects a connection during delivery gets none of its later events", "[net][mux]") {
     sim_rig rig;
     const std::size_t a = rig.add_route('A');
     auto &ca = rig.add_client();
@@ -299,9 +299,9 @@ TEST_CASE("mux: a route that disconnects a connection during delivery gets none 
 TEST_CASE("mux: a refused connection gets the router's reply, then is disconnected", "[net][mux]") {
     sim_rig rig;
     rig.add_route('A');
-    auto &refused = rig.add_client();    // 'X': the router replies and refuses
-    auto &unknown = rig.add_client();    // 'Z': no_route without a word; the mux refuses
-    auto &misrouted = rig.add_client();  // 'Q': a route that does not exist
+    auto &refused = rig.add_client();   // 'X': the router replies and refuses
+    auto &unknown = rig.add_client();   // 'Z': no_route without a word; the mux refuses
+    auto &misrouted = rig.add_client(); // 'Q': a route that does not exist
     rig.router.tags['Q'] = 42;
     rig.run(1);
     send_text(*refused.t, 0, "X hello");
@@ -351,8 +351,7 @@ TEST_CASE("mux: a connection with nothing routable is dropped after unrouted_tim
     CHECK(rig.router.first_packets.empty());
 }
 
-TEST_CASE("mux: remove_route disconnects its connections and drops their events, its index is reused",
-          "[net][mux]") {
+TEST_CASE("mux: remove_route disconnects its connections and drops their events, its index is reused", "[net][mux]") {
     sim_rig rig;
     const std::size_t a = rig.add_route('A');
     const std::size_t b = rig.add_route('B');
@@ -477,7 +476,8 @@ struct match_on_route {
     explicit match_on_route(transport &t) {
         init_game(w);
         session = std::make_unique<server_session>(game_config(2), w, step_game, t);
-        session->on_confirmed([this](const frame_inputs &in, const world &, std::uint64_t h) { hashes[in.frame()] = h; });
+        session->on_confirmed(
+            [this](const frame_inputs &in, const world &, std::uint64_t h) { hashes[in.frame()] = h; });
     }
     world w{game_schema()};
     std::unique_ptr<server_session> session;
@@ -636,8 +636,9 @@ TEST_CASE("mux over real ENet on loopback: routes, isolation and a refusal with 
     send_text(*ra.t, 0, "A again");
     send_text(*rb.t, 0, "B again");
     const auto second = wall_ms();
-    while (wall_ms() - second < give_up_ms && (!rb.log.saw("recv 0 from b") || !at_b.saw("recv " + std::to_string(peer_b) + " B again") ||
-                                               !at_a.saw("recv " + std::to_string(peer_a) + " A again")))
+    while (wall_ms() - second < give_up_ms &&
+           (!rb.log.saw("recv 0 from b") || !at_b.saw("recv " + std::to_string(peer_b) + " B again") ||
+            !at_a.saw("recv " + std::to_string(peer_a) + " A again")))
         pump();
     CHECK(rb.log.saw("recv 0 from b"));
     CHECK_FALSE(rb.log.saw("recv 0 from a"));

@@ -113,7 +113,8 @@ const std::vector<corrupt_case> &corrupt_cases() {
              reseal_snapshot(b);
          },
          errc::too_large},
-        {"trailing_garbage.rcs", "golden_v1.rcs", [](auto &b) { b.insert(b.end(), 7, std::byte{0xee}); }, errc::corrupt},
+        {"trailing_garbage.rcs", "golden_v1.rcs", [](auto &b) { b.insert(b.end(), 7, std::byte{0xee}); },
+         errc::corrupt},
         {"truncated_header.rcr", "golden_v1.rcr", [](auto &b) { b.resize(50); }, errc::truncated},
         {"truncated_keyframe.rcr", "golden_v1.rcr", [](auto &b) { b.resize(keyframe_offset(b, 0) + 60); },
          errc::truncated},
@@ -163,14 +164,16 @@ TEST_CASE("generate the golden corpus", "[.generate]") {
         REQUIRE(write_bytes(data_dir / "corrupt" / c.file, bytes));
     }
     std::uintmax_t total = 0; // this corpus only (other suites keep files in tests/data too)
-    for (const char *name : {"golden_v1.rcs", "golden_v1_b.rcs", "golden_v1.rcr"}) total += std::filesystem::file_size(data_dir / name);
+    for (const char *name : {"golden_v1.rcs", "golden_v1_b.rcs", "golden_v1.rcr"})
+        total += std::filesystem::file_size(data_dir / name);
     for (const auto &e : std::filesystem::directory_iterator(data_dir / "corrupt")) total += e.file_size();
     WARN("the snapshot corpus holds " << total << " bytes");
     CHECK(total < 200u * 1024u);
 }
 
 TEST_CASE("golden snapshot files still read back to the same worlds", "[snapshot][corpus]") {
-    for (const auto &[name, frame] : {std::pair{"golden_v1.rcs", golden_frame}, std::pair{"golden_v1_b.rcs", golden_frame + 1}}) {
+    for (const auto &[name, frame] :
+         {std::pair{"golden_v1.rcs", golden_frame}, std::pair{"golden_v1_b.rcs", golden_frame + 1}}) {
         CAPTURE(name);
         const world expected = golden_world(frame);
         auto f = read_snapshot_file(data_dir / name);
@@ -242,6 +245,7 @@ TEST_CASE("every file in the corrupt corpus is rejected with its named error", "
         ++seen;
     }
     std::size_t on_disk = 0;
-    for (const auto &entry : std::filesystem::directory_iterator(data_dir / "corrupt")) on_disk += entry.is_regular_file() ? 1u : 0u;
+    for (const auto &entry : std::filesystem::directory_iterator(data_dir / "corrupt"))
+        on_disk += entry.is_regular_file() ? 1u : 0u;
     CHECK(on_disk == seen); // no stray file without an expectation
 }

@@ -169,7 +169,8 @@ TEST_CASE("a destroyed entity shows in the entity table and in every pool it lef
     for (const auto &p : d.pools) {
         CHECK(p.count_a == p.count_b + 1);
         bool found = false;
-        for (const auto &x : p.entities) found = found || (x.who == e[3] && x.what == entity_difference::kind::only_in_a);
+        for (const auto &x : p.entities)
+            found = found || (x.who == e[3] && x.what == entity_difference::kind::only_in_a);
         CHECK(found);
     }
 }

@@ -31,7 +31,6 @@ constexpr std::size_t off_compressed_size = 40;
 constexpr std::size_t off_image_checksum = 48;
 constexpr std::size_t off_header_checksum = 56;
 
-
 /// Recomputes the header checksum (first 56 bytes + schema block), as a forger would.
 void reseal(std::vector<std::byte> &b) {
     const auto schema_size = get<std::uint32_t>(b, off_schema_size);
@@ -282,8 +281,10 @@ TEST_CASE("forged snapshot headers are rejected with a named error", "[snapshot]
         c.apply(bytes);
         auto r = parse_snapshot_file(bytes, "forged.rcs");
         REQUIRE_FALSE(r.ok());
-        if (std::string(c.what) == "compressed data") CHECK((r.code() == errc::checksum || r.code() == errc::decompress));
-        else CHECK(r.code() == c.code);
+        if (std::string(c.what) == "compressed data")
+            CHECK((r.code() == errc::checksum || r.code() == errc::decompress));
+        else
+            CHECK(r.code() == c.code);
         CHECK_THAT(r.message(), Contains("forged.rcs at byte"));
         CHECK_THAT(r.message(), Contains(c.message));
     }
@@ -321,7 +322,8 @@ TEST_CASE("a snapshot file holding a structurally broken image is rejected", "[s
     REQUIRE(v.ok());
     std::size_t victim = 0;
     while (v->owners[victim].size() < 2) ++victim;
-    const auto off = static_cast<std::size_t>(reinterpret_cast<const std::byte *>(&v->owners[victim][1]) - img.bytes().data());
+    const auto off =
+        static_cast<std::size_t>(reinterpret_cast<const std::byte *>(&v->owners[victim][1]) - img.bytes().data());
     const entity first = v->owners[victim][0];
     std::memcpy(img.prepare(img.size()) + off, &first, sizeof first); // a duplicate owner
     // Every checksum is right: only the structural validation can catch it.

@@ -120,12 +120,15 @@ TEST_CASE("file header: damage is refused with its code, at its byte", "[snapsho
         const char *message;
     };
     const damage cases[] = {
-        {"shorter than the header", [](sample &s) { s.bytes.resize(63); }, errc::truncated, "at byte 63: file of 63 bytes"},
+        {"shorter than the header", [](sample &s) { s.bytes.resize(63); }, errc::truncated,
+         "at byte 63: file of 63 bytes"},
         {"byte-swapped magic", [](sample &s) { put(s.bytes, 0, byte_swapped(s.format.magic)); }, errc::bad_magic,
          "big-endian host"},
-        {"another magic", [](sample &s) { put(s.bytes, 0, std::uint32_t{0x12345678}); }, errc::bad_magic, "(bad magic)"},
+        {"another magic", [](sample &s) { put(s.bytes, 0, std::uint32_t{0x12345678}); }, errc::bad_magic,
+         "(bad magic)"},
         {"another version", [](sample &s) { put<std::uint16_t>(s.bytes, 4, 99); }, errc::bad_version, "at byte 4"},
-        {"header size", [](sample &s) { put<std::uint16_t>(s.bytes, 6, 32); }, errc::corrupt, "header size 32, expected 64"},
+        {"header size", [](sample &s) { put<std::uint16_t>(s.bytes, 6, 32); }, errc::corrupt,
+         "header size 32, expected 64"},
         {"blocks cut short", [](sample &s) { s.bytes.resize(s.bytes.size() - 1); }, errc::truncated, "at byte 64"},
         {"a header bit", [](sample &s) { s.bytes[20] ^= std::byte{1}; }, errc::checksum, "at byte 56"},
         {"a schema block bit", [](sample &s) { s.bytes[70] ^= std::byte{1}; }, errc::checksum, "at byte 56"},
@@ -194,7 +197,8 @@ TEST_CASE("file header: the golden files' headers are reproduced byte for byte",
         REQUIRE(blocks.ok());
         REQUIRE(parse_schema_block(*blocks, *h, name).ok());
         std::vector<std::byte> again;
-        write_file_header(again, f, h->schema_hash, h->frame, h->format_fields, blocks->schema_block, blocks->extra_block);
+        write_file_header(again, f, h->schema_hash, h->frame, h->format_fields, blocks->schema_block,
+                          blocks->extra_block);
         REQUIRE(again.size() == blocks->end);
         CHECK(std::equal(again.begin(), again.end(), file.begin()));
     }

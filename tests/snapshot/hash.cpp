@@ -143,7 +143,8 @@ TEST_CASE("diverging names entities, pools and resources", "[snapshot][hash]") {
         const entity someone = pick_live(b, pick);
         REQUIRE(someone != null_entity);
         if (b.all_of<marked>(someone)) b.remove<marked>(someone);
-        else b.emplace<marked>(someone);
+        else
+            b.emplace<marked>(someone);
         CHECK(section_hashes(b).diverging(base, s) == std::vector<std::string>{"marked"});
     }
 }

@@ -56,7 +56,9 @@ struct fixture {
             w.emplace<velocity>(e[i], 0.5f, static_cast<float>(i));
         }
         for (std::size_t i = 0; i < 8; ++i)
-            if (i != 5 && i != 6) w.emplace<health>(e[i], static_cast<std::int32_t>(10 * i), std::uint16_t{1}, std::uint8_t{2}, std::uint8_t{0});
+            if (i != 5 && i != 6)
+                w.emplace<health>(e[i], static_cast<std::int32_t>(10 * i), std::uint16_t{1}, std::uint8_t{2},
+                                  std::uint8_t{0});
         w.emplace<switch_state>(e[1], true, std::uint8_t{3}, std::uint16_t{0});
         w.emplace<switch_state>(e[2], false, std::uint8_t{4}, std::uint16_t{0});
         w.destroy(e[5]);
@@ -286,30 +288,35 @@ TEST_CASE("validate_image accepts a sound image and rejects each kind of damage"
         const char *message;
     };
     const std::vector<damage> cases = {
-        {"free-list cycle", [&](world_image &s) { poke(s, slot(6), entity_traits::construct(5, to_version(v.entities[6]))); },
+        {"free-list cycle",
+         [&](world_image &s) { poke(s, slot(6), entity_traits::construct(5, to_version(v.entities[6]))); },
          errc::corrupt, "cycle"},
-        {"free list into a live slot", [&](world_image &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{0}); },
-         errc::corrupt, "free list"},
-        {"free list ends elsewhere", [&](world_image &s) { poke(s, offsetof(image_header, free_tail), std::uint32_t{5}); },
-         errc::corrupt, "tail"},
+        {"free list into a live slot",
+         [&](world_image &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{0}); }, errc::corrupt,
+         "free list"},
+        {"free list ends elsewhere",
+         [&](world_image &s) { poke(s, offsetof(image_header, free_tail), std::uint32_t{5}); }, errc::corrupt, "tail"},
         {"free slot not linked", [&](world_image &s) { poke(s, offsetof(image_header, free_head), std::uint32_t{6}); },
          errc::corrupt, "neither live, free nor retired"},
-        {"alive count", [&](world_image &s) { poke(s, offsetof(image_header, alive), v.header.alive + 1u); }, errc::corrupt,
-         "live entities"},
+        {"alive count", [&](world_image &s) { poke(s, offsetof(image_header, alive), v.header.alive + 1u); },
+         errc::corrupt, "live entities"},
         {"owner not live",
          [&](world_image &s) {
              const entity o = v.owners[health_id][0];
-             poke(s, offset_in(good, &v.owners[health_id][0]), entity_traits::construct(to_index(o), to_version(o) + 1u));
+             poke(s, offset_in(good, &v.owners[health_id][0]),
+                  entity_traits::construct(to_index(o), to_version(o) + 1u));
          },
          errc::corrupt, "not live"},
         {"owner out of range",
          [&](world_image &s) { poke(s, offset_in(good, &v.owners[health_id][1]), entity_traits::construct(4000, 0)); },
          errc::corrupt, "not live"},
-        {"duplicate owner", [&](world_image &s) { poke(s, offset_in(good, &v.owners[health_id][1]), v.owners[health_id][0]); },
+        {"duplicate owner",
+         [&](world_image &s) { poke(s, offset_in(good, &v.owners[health_id][1]), v.owners[health_id][0]); },
          errc::corrupt, "twice"},
         {"group too long",
          [&](world_image &s) {
-             poke(s, offset_in(good, &v.group_lengths[0]), static_cast<std::uint32_t>(v.owners[position_id].size() + 1));
+             poke(s, offset_in(good, &v.group_lengths[0]),
+                  static_cast<std::uint32_t>(v.owners[position_id].size() + 1));
          },
          errc::corrupt, "longer"},
         {"group not packed",
@@ -318,25 +325,32 @@ TEST_CASE("validate_image accepts a sound image and rejects each kind of damage"
              poke(s, offset_in(good, &v.owners[position_id][1]), v.owners[position_id][0]);
          },
          errc::corrupt, "packed"},
-        {"bool holding 2", [&](world_image &s) { poke(s, offset_in(good, v.payloads[switch_id].data()), std::uint8_t{2}); },
+        {"bool holding 2",
+         [&](world_image &s) { poke(s, offset_in(good, v.payloads[switch_id].data()), std::uint8_t{2}); },
          errc::corrupt, "switch_state.on"},
-        {"total size too large", [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() + 16u); },
-         errc::truncated, "declares"},
-        {"total size too small", [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() - 16u); },
-         errc::truncated, "declares"},
+        {"total size too large",
+         [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() + 16u); }, errc::truncated,
+         "declares"},
+        {"total size too small",
+         [&](world_image &s) { poke(s, offsetof(image_header, total_size), good.size() - 16u); }, errc::truncated,
+         "declares"},
         {"bad magic", [&](world_image &s) { poke(s, 0, std::uint32_t{0x12345678}); }, errc::bad_magic, "magic"},
-        {"bad version", [&](world_image &s) { poke(s, offsetof(image_header, version), std::uint16_t{image_version + 1}); },
+        {"bad version",
+         [&](world_image &s) { poke(s, offsetof(image_header, version), std::uint16_t{image_version + 1}); },
          errc::bad_version, "version"},
         {"bad header size", [&](world_image &s) { poke(s, offsetof(image_header, header_size), std::uint16_t{32}); },
          errc::corrupt, "header size"},
-        {"other schema hash", [&](world_image &s) { poke(s, offsetof(image_header, schema_hash), w.schema_hash() ^ 1u); },
+        {"other schema hash",
+         [&](world_image &s) { poke(s, offsetof(image_header, schema_hash), w.schema_hash() ^ 1u); },
          errc::schema_mismatch, "schema"},
         {"pool count", [&](world_image &s) { poke(s, offsetof(image_header, pool_count), v.header.pool_count + 1u); },
          errc::schema_mismatch, "pools"},
-        {"element size", [&](world_image &s) { poke(s, offset_in(good, &v.element_sizes[health_id]), std::uint32_t{12}); },
+        {"element size",
+         [&](world_image &s) { poke(s, offset_in(good, &v.element_sizes[health_id]), std::uint32_t{12}); },
          errc::schema_mismatch, "-byte elements"},
-        {"absurd entity slots", [&](world_image &s) { poke(s, offsetof(image_header, entity_slots), ~std::uint32_t{0}); },
-         errc::corrupt, "entity slots"},
+        {"absurd entity slots",
+         [&](world_image &s) { poke(s, offsetof(image_header, entity_slots), ~std::uint32_t{0}); }, errc::corrupt,
+         "entity slots"},
         {"pool larger than the table",
          [&](world_image &s) { poke(s, offset_in(good, &v.pool_counts[health_id]), v.header.entity_slots + 1u); },
          errc::corrupt, "entity slots"},
@@ -365,7 +379,8 @@ TEST_CASE("validate_image accepts a sound image and rejects each kind of damage"
     }
 }
 
-TEST_CASE("an image with a byte-swapped magic is refused as written by a big-endian host", "[snapshot][image][hostile]") {
+TEST_CASE("an image with a byte-swapped magic is refused as written by a big-endian host",
+          "[snapshot][image][hostile]") {
     // A big-endian host's memcpy of the header holds every field byte-swapped, the magic first
     // (docs/file-format.md, "Conventions").
     fixture fx;
@@ -383,7 +398,8 @@ TEST_CASE("an image with a byte-swapped magic is refused as written by a big-end
     CHECK(capture(target) == before);
 
     // Any other wrong magic, including another order of the same four bytes, is plain bad magic.
-    for (const std::uint32_t magic : {std::uint32_t{0x12345678}, std::uint32_t{(image_magic << 8) | (image_magic >> 24)}}) {
+    for (const std::uint32_t magic :
+         {std::uint32_t{0x12345678}, std::uint32_t{(image_magic << 8) | (image_magic >> 24)}}) {
         CAPTURE(magic);
         world_image bad = good;
         poke(bad, 0, magic);
@@ -398,7 +414,8 @@ TEST_CASE("validate_image rejects misaligned and short input", "[snapshot][image
     const world_image good = save(fx.w);
     std::vector<std::byte> shifted(good.size() + 4);
     std::memcpy(shifted.data() + 1, good.bytes().data(), good.size());
-    CHECK(validate_image(fx.w, std::span<const std::byte>(shifted).subspan(1, good.size())).code() == errc::invalid_argument);
+    CHECK(validate_image(fx.w, std::span<const std::byte>(shifted).subspan(1, good.size())).code() ==
+          errc::invalid_argument);
     CHECK(validate_image(fx.w, good.bytes().first(10)).code() == errc::truncated);
     CHECK(parse_image({}).code() == errc::truncated);
 }

@@ -54,14 +54,14 @@ TEST_CASE("image layout: a world's layout, its saved image and its regions agree
 
     // The checked walk hands out each section at the start of its region, unpadded.
     std::size_t i = 0;
-    auto walked = layout::walk_image(img.bytes(), layout::world_element_sizes{&w},
-                                     [&](const layout::section &s, std::span<const std::byte> b) {
-                                         REQUIRE(i < regions.size());
-                                         CHECK(static_cast<std::size_t>(b.data() - img.bytes().data()) == regions[i].offset);
-                                         CHECK(layout::padded(s.bytes) == regions[i].length);
-                                         CHECK(b.size() == s.bytes);
-                                         ++i;
-                                     });
+    auto walked = layout::walk_image(
+        img.bytes(), layout::world_element_sizes{&w}, [&](const layout::section &s, std::span<const std::byte> b) {
+            REQUIRE(i < regions.size());
+            CHECK(static_cast<std::size_t>(b.data() - img.bytes().data()) == regions[i].offset);
+            CHECK(layout::padded(s.bytes) == regions[i].length);
+            CHECK(b.size() == s.bytes);
+            ++i;
+        });
     CHECK(walked.ok());
     CHECK(i == regions.size());
 }
@@ -72,13 +72,13 @@ TEST_CASE("image layout: the padding after every section is zero", "[snapshot][i
     std::vector<layout::region> regions;
     REQUIRE(layout::section_regions(img.bytes(), regions));
     std::size_t i = 0;
-    auto walked = layout::walk_image(img.bytes(), std::span<const std::uint32_t>{},
-                                     [&](const layout::section &s, std::span<const std::byte> b) {
-                                         const auto *pad = b.data() + b.size();
-                                         for (auto k = static_cast<std::size_t>(s.bytes); k < regions[i].length; ++k, ++pad)
-                                             CHECK(*pad == std::byte{0});
-                                         ++i;
-                                     });
+    auto walked = layout::walk_image(
+        img.bytes(), std::span<const std::uint32_t>{}, [&](const layout::section &s, std::span<const std::byte> b) {
+            const auto *pad = b.data() + b.size();
+            for (auto k = static_cast<std::size_t>(s.bytes); k < regions[i].length; ++k, ++pad)
+                CHECK(*pad == std::byte{0});
+            ++i;
+        });
     CHECK(walked.ok());
 }
 

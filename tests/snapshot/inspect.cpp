@@ -96,7 +96,8 @@ TEST_CASE("describe_schema lists every type, field and group", "[snapshot][inspe
         CHECK_THAT(text, Contains(t.name));
         for (const auto &f : t.fields) CHECK_THAT(text, Contains(f.name + ":"));
     }
-    for (const auto &t : s.resources()) CHECK_THAT(text, Contains("resource " + std::to_string(&t - s.resources().data()) + " " + t.name));
+    for (const auto &t : s.resources())
+        CHECK_THAT(text, Contains("resource " + std::to_string(&t - s.resources().data()) + " " + t.name));
     CHECK_THAT(text, Contains("x:f32@0"));
     CHECK_THAT(text, Contains("hp:i32"));
     CHECK_THAT(text, Contains("frozen (tag)"));
@@ -143,7 +144,8 @@ TEST_CASE("dump_json lists every live entity with its fields by name", "[snapsho
         const std::string dump = dump_json(save(r), r.get_schema());
         check_json(dump);
         r.each([&](entity e) {
-            CHECK_THAT(dump, Contains("\"entity\":\"" + std::to_string(to_index(e)) + "v" + std::to_string(to_version(e)) + "\""));
+            CHECK_THAT(dump, Contains("\"entity\":\"" + std::to_string(to_index(e)) + "v" +
+                                      std::to_string(to_version(e)) + "\""));
         });
     }
 }
@@ -170,7 +172,8 @@ TEST_CASE("detect_file_kind tells snapshots, replays and strangers apart", "[sna
     CHECK(detect_file_kind(dir / "missing").code() == errc::io);
 }
 
-TEST_CASE("a retcon file with a byte-swapped magic is called big-endian, not a stranger", "[snapshot][inspect][hostile]") {
+TEST_CASE("a retcon file with a byte-swapped magic is called big-endian, not a stranger",
+          "[snapshot][inspect][hostile]") {
     // The magic is the byte-order mark (docs/file-format.md, "Conventions"): sniffing a file
     // of either kind written by a big-endian host says so.
     temp_dir dir;
@@ -198,7 +201,8 @@ TEST_CASE("a retcon file with a byte-swapped magic is called big-endian, not a s
     CHECK(*detect_file_kind(dir / "c.bin") == file_kind::unknown);
     auto text = inspect_file(dir / "c.bin");
     CHECK(text.code() == errc::bad_magic);
-    CHECK_THAT(text.message(), Contains("not a retcon snapshot (.rcs) or replay (.rcr) file") && !Contains("big-endian"));
+    CHECK_THAT(text.message(),
+               Contains("not a retcon snapshot (.rcs) or replay (.rcr) file") && !Contains("big-endian"));
 }
 
 TEST_CASE("inspect_file describes a snapshot file", "[snapshot][inspect]") {

@@ -24,7 +24,8 @@ private:
     explicit json_checker(std::string_view t) : t_{t} {}
 
     void skip_ws() {
-        while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\r' || t_[pos_] == '\t')) ++pos_;
+        while (pos_ < t_.size() && (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\r' || t_[pos_] == '\t'))
+            ++pos_;
     }
     bool eat(char c) {
         skip_ws();
@@ -101,7 +102,8 @@ private:
     bool number() {
         if (pos_ < t_.size() && t_[pos_] == '-') ++pos_;
         if (pos_ < t_.size() && t_[pos_] == '0') ++pos_;
-        else if (!digits()) return false;
+        else if (!digits())
+            return false;
         if (pos_ < t_.size() && t_[pos_] == '.') {
             ++pos_;
             if (!digits()) return false;

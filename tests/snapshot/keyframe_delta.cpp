@@ -20,7 +20,8 @@ namespace retcon::test::keyframe_delta_tests {
 using internal::keyframe_delta;
 
 /// Decodes @p delta against @p previous into a new buffer (empty if decode refuses).
-std::vector<std::byte> decoded(keyframe_delta &codec, const std::vector<std::byte> &delta, const world_image &previous) {
+std::vector<std::byte> decoded(keyframe_delta &codec, const std::vector<std::byte> &delta,
+                               const world_image &previous) {
     std::vector<std::byte> out(delta.size());
     if (!codec.decode(delta, previous.bytes(), out)) return {};
     return out;
@@ -30,7 +31,8 @@ bool same_bytes(const std::vector<std::byte> &a, const world_image &b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.bytes().begin());
 }
 
-TEST_CASE("keyframe delta: a chain of keyframes round-trips while pools grow and shrink", "[snapshot][keyframe_delta]") {
+TEST_CASE("keyframe delta: a chain of keyframes round-trips while pools grow and shrink",
+          "[snapshot][keyframe_delta]") {
     world w = make_random_world(grouped_schema(), 1, 5);
     keyframe_delta writer, reader;
     world_image previous = save(w, 0);

@@ -353,7 +353,8 @@ TEST_CASE("opening something that is not a replay", "[snapshot][replay][hostile]
     CHECK(replay_reader::parse({}, "empty.rcr").code() == errc::truncated);
 }
 
-TEST_CASE("a replay with a byte-swapped magic is refused as written by a big-endian host", "[snapshot][replay][hostile]") {
+TEST_CASE("a replay with a byte-swapped magic is refused as written by a big-endian host",
+          "[snapshot][replay][hostile]") {
     // A big-endian host writing the header with native integers puts the magic byte-swapped
     // (docs/file-format.md, "Conventions").
     temp_dir dir;
@@ -400,8 +401,8 @@ TEST_CASE("a replay cut at any byte is rejected or reads as a prefix of the orig
     std::size_t readable = 0;
     for (std::size_t n = 0; n < bytes.size(); ++n) {
         CAPTURE(n);
-        auto r = replay_reader::parse(std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)),
-                                      "cut.rcr");
+        auto r = replay_reader::parse(
+            std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)), "cut.rcr");
         if (n < first_keyframe_end) {
             REQUIRE_FALSE(r.ok());
             CHECK(r.code() == errc::truncated);
@@ -567,7 +568,8 @@ TEST_CASE("delta keyframes of a moving world are smaller than full ones", "[snap
         CAPTURE(churn);
         const auto k = measure_moving_world(dir / ("moving" + std::to_string(churn) + ".rcr"), churn);
         WARN("keyframes, 2000 moving entities, " << churn << " replaced per frame, every 60 frames: image " << k.image
-             << " bytes; stored full " << k.full << ", delta " << k.delta << "; full/delta = " << k.full / k.delta);
+                                                 << " bytes; stored full " << k.full << ", delta " << k.delta
+                                                 << "; full/delta = " << k.full / k.delta);
         CHECK(k.delta < k.full);
     }
 }
@@ -654,8 +656,8 @@ struct chunk {
 /// checksum recomputed, as an attacker can (XXH3 is no secret). Keyframes are written as full
 /// images and payloads as zstd frames of raw blocks: both valid (docs/file-format.md).
 struct replay {
-    std::vector<std::byte> head; ///< header, schema block, metadata block (resealed on assembly)
-    std::vector<chunk> chunks;   ///< keyframes and frames chunks, in file order
+    std::vector<std::byte> head;              ///< header, schema block, metadata block (resealed on assembly)
+    std::vector<chunk> chunks;                ///< keyframes and frames chunks, in file order
     std::optional<std::uint64_t> index_frame; ///< the index chunk's frame field (default: the end)
     std::optional<std::uint32_t> index_count; ///< its count field (default: the entries)
 };
@@ -695,7 +697,8 @@ std::vector<std::byte> zstd_raw(std::span<const std::byte> raw) {
         const std::size_t n = std::min<std::size_t>(raw.size() - pos, 128u * 1024u);
         const auto block = static_cast<std::uint32_t>((n << 3) | (pos + n == raw.size() ? 1u : 0u));
         for (int i = 0; i < 3; ++i) z.push_back(std::byte(static_cast<std::uint8_t>(block >> (8 * i))));
-        z.insert(z.end(), raw.begin() + static_cast<std::ptrdiff_t>(pos), raw.begin() + static_cast<std::ptrdiff_t>(pos + n));
+        z.insert(z.end(), raw.begin() + static_cast<std::ptrdiff_t>(pos),
+                 raw.begin() + static_cast<std::ptrdiff_t>(pos + n));
         pos += n;
     } while (pos < raw.size());
     return z;
@@ -778,8 +781,9 @@ void inflate_stored(std::vector<std::byte> &b, std::size_t offset) {
 } // namespace forge
 } // namespace
 
-TEST_CASE("a replay's frame ranges are validated: no wrap, keyframes where the interval puts them, an index that agrees",
-          "[snapshot][replay][hostile]") {
+TEST_CASE(
+    "a replay's frame ranges are validated: no wrap, keyframes where the interval puts them, an index that agrees",
+    "[snapshot][replay][hostile]") {
     temp_dir dir;
     const auto path = dir / "range.rcr";
     const schema s = standard_schema();
@@ -848,8 +852,8 @@ TEST_CASE("a replay's frame ranges are validated: no wrap, keyframes where the i
         auto g = replay_reader::parse(b, "count.rcr");
         CHECK(g.code() == errc::corrupt);
         CHECK_THAT(g.message(), Contains("count.rcr at byte " + std::to_string(forge::index_offset(b) + 16) +
-                                         ": seek index declares 3 entries; " +
-                                         std::to_string(original.chunks.size()) + " chunks precede it"));
+                                         ": seek index declares 3 entries; " + std::to_string(original.chunks.size()) +
+                                         " chunks precede it"));
     }
     SECTION("a keyframe repeated at the same frame") {
         auto f = original;
@@ -860,8 +864,9 @@ TEST_CASE("a replay's frame ranges are validated: no wrap, keyframes where the i
     }
     SECTION("a keyframe left out") {
         auto f = original;
-        const auto k = std::find_if(f.chunks.begin(), f.chunks.end(),
-                                    [](const forge::chunk &c) { return c.kind == forge::full_keyframe && c.frame == 120; });
+        const auto k = std::find_if(f.chunks.begin(), f.chunks.end(), [](const forge::chunk &c) {
+            return c.kind == forge::full_keyframe && c.frame == 120;
+        });
         REQUIRE(k != f.chunks.end());
         f.chunks.erase(k);
         auto g = parse(f, "skipped.rcr");

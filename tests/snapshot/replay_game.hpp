@@ -94,7 +94,9 @@ inline void make_inputs(rng &r, frame_inputs_buffer &out) {
         in.arg = static_cast<std::uint8_t>(r.below(256));
         const bool present = r.chance(90); // one draw per statement: the order is fixed
         const bool replaced = r.chance(5);
-        out.set(p, in, (present ? slot_flags::present : slot_flags::none) | (replaced ? slot_flags::replaced : slot_flags::none));
+        out.set(p, in,
+                (present ? slot_flags::present : slot_flags::none) |
+                    (replaced ? slot_flags::replaced : slot_flags::none));
     }
 }
 
@@ -104,7 +106,8 @@ inline world start_world(const schema &s, std::uint32_t players) {
     frame_inputs_buffer inputs{players, input_size};
     for (std::uint32_t k = 0; k < 4; ++k) {
         for (std::uint32_t p = 0; p < players; ++p)
-            inputs.set(p, input{1, static_cast<std::int8_t>(3 * k + p), static_cast<std::int8_t>(k), static_cast<std::uint8_t>(k + p)});
+            inputs.set(p, input{1, static_cast<std::int8_t>(3 * k + p), static_cast<std::int8_t>(k),
+                                static_cast<std::uint8_t>(k + p)});
         step(w, inputs.view(0));
     }
     return w;
@@ -140,7 +143,8 @@ inline recording record(const std::filesystem::path &path, const schema &s, cons
         rec.hashes.push_back(hash(w));
     }
     if (finish) REQUIRE(writer->finish().ok());
-    else REQUIRE(writer->flush().ok());
+    else
+        REQUIRE(writer->flush().ok());
     return rec;
 }
 

@@ -32,13 +32,12 @@ constexpr std::array exit_codes{
     row{exit_code::differences, "differences", "diff: the worlds differ"},
     row{exit_code::usage, "usage", "usage error: missing, unknown or malformed arguments"},
     row{exit_code::incomplete, "incomplete",
-                  "check: the replay was cut short (a crashed writer); its readable part verified.\n"
-                  "                  With --allow-incomplete this is 0 (the note is still printed)"},
+        "check: the replay was cut short (a crashed writer); its readable part verified.\n"
+        "                  With --allow-incomplete this is 0 (the note is still printed)"},
     row{exit_code::damaged, "damaged",
-                  "a file cannot be read (missing, not a retcon file, a format version this\n"
-                  "                  build does not read) or is damaged (checksum, truncation, structure)"},
+        "a file cannot be read (missing, not a retcon file, a format version this\n"
+        "                  build does not read) or is damaged (checksum, truncation, structure)"},
 };
-
 
 /// Every error the tool meets comes from reading a file: it is unreadable or damaged.
 int fail(const retcon::error &e) {
@@ -106,8 +105,8 @@ int cmd_check(const std::string &path, bool allow_incomplete) {
     if (*kind == retcon::file_kind::snapshot) {
         auto f = retcon::read_snapshot_file(path);
         if (!f) return fail(f.err());
-        std::printf("%s: ok (snapshot of frame %llu, %u live entities, checksums and structure verified)\n", path.c_str(),
-                    static_cast<unsigned long long>(f->frame), f->image.header().alive);
+        std::printf("%s: ok (snapshot of frame %llu, %u live entities, checksums and structure verified)\n",
+                    path.c_str(), static_cast<unsigned long long>(f->frame), f->image.header().alive);
         return status(exit_code::ok);
     }
     if (*kind == retcon::file_kind::replay) {
@@ -163,8 +162,9 @@ int main(int argc, char **argv) {
     CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files"};
     app.footer(retcon::tools::exit_code_help(exit_codes, 12));
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::to_string(retcon::version.major) + "." + std::to_string(retcon::version.minor) +
-                                          "." + std::to_string(retcon::version.patch));
+    app.set_version_flag("--version", std::to_string(retcon::version.major) + "." +
+                                          std::to_string(retcon::version.minor) + "." +
+                                          std::to_string(retcon::version.patch));
 
     std::string file, file_b;
     bool json = false;

@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
     app.add_option("--jitter", jitter, "uniform extra delay 0..J ms");
     app.add_option("--loss", loss, "drop probability per packet")->check(CLI::Range(0.0, 1.0));
     app.add_option("--duplicate", duplicate, "duplication probability")->check(CLI::Range(0.0, 1.0));
-    app.add_option("--reorder", reorder, "probability of an extra 1..2×jitter delay (arrives late)")->check(CLI::Range(0.0, 1.0));
+    app.add_option("--reorder", reorder, "probability of an extra 1..2×jitter delay (arrives late)")
+        ->check(CLI::Range(0.0, 1.0));
     app.add_option("--seed", seed, "random seed")->capture_default_str();
     app.add_option("--duration", duration, "exit after this many seconds (0: until SIGINT/SIGTERM)");
     app.add_option("--report", report, "print counters every N seconds (0: only at exit)");
@@ -97,7 +98,8 @@ int main(int argc, char **argv) {
     const auto colon = server.rfind(':');
     sockaddr_in server_addr{};
     server_addr.sin_family = AF_INET;
-    if (colon == std::string::npos || ::inet_pton(AF_INET, server.substr(0, colon).c_str(), &server_addr.sin_addr) != 1) {
+    if (colon == std::string::npos ||
+        ::inet_pton(AF_INET, server.substr(0, colon).c_str(), &server_addr.sin_addr) != 1) {
         std::fprintf(stderr, "retcon-relay: --server wants IPv4:PORT, got '%s'\n", server.c_str());
         return 2;
     }
@@ -110,7 +112,8 @@ int main(int argc, char **argv) {
     // The port clients connect to: --listen 0 takes a free one, and scripts read it from here.
     sockaddr_in bound{};
     socklen_t bound_len = sizeof bound;
-    if (::getsockname(listen_fd, reinterpret_cast<sockaddr *>(&bound), &bound_len) == 0) listen_port = ntohs(bound.sin_port);
+    if (::getsockname(listen_fd, reinterpret_cast<sockaddr *>(&bound), &bound_len) == 0)
+        listen_port = ntohs(bound.sin_port);
     std::printf("retcon-relay: listening on UDP port %u\n", static_cast<unsigned>(listen_port));
     std::fflush(stdout);
     std::signal(SIGINT, on_signal);
@@ -134,7 +137,8 @@ int main(int argc, char **argv) {
         for (int k = 0; k < copies; ++k) {
             double d = im.delay_ms + uniform() * im.jitter_ms;
             if (uniform() < im.reorder) d += im.jitter_ms * (1.0 + uniform());
-            queue.push(pending{now_us() + static_cast<std::uint64_t>(d * 1000.0), ++seq, fd, to, std::vector<char>(data, data + n)});
+            queue.push(pending{now_us() + static_cast<std::uint64_t>(d * 1000.0), ++seq, fd, to,
+                               std::vector<char>(data, data + n)});
         }
     };
 
@@ -160,12 +164,15 @@ int main(int argc, char **argv) {
         fds.push_back(pollfd{listen_fd, POLLIN, 0});
         for (const auto &[key, c] : clients) fds.push_back(pollfd{c.upstream_fd, POLLIN, 0});
         int timeout = 1;
-        if (!queue.empty()) timeout = static_cast<int>(std::min<std::uint64_t>(1, (queue.top().due_us - std::min(queue.top().due_us, now)) / 1000));
+        if (!queue.empty())
+            timeout = static_cast<int>(
+                std::min<std::uint64_t>(1, (queue.top().due_us - std::min(queue.top().due_us, now)) / 1000));
         if (::poll(fds.data(), fds.size(), timeout) <= 0) continue;
         if (fds[0].revents & POLLIN) { // client -> server
             sockaddr_in from{};
             socklen_t len = sizeof from;
-            const ssize_t n = ::recvfrom(listen_fd, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr *>(&from), &len);
+            const ssize_t n =
+                ::recvfrom(listen_fd, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr *>(&from), &len);
             if (n > 0) {
                 const std::uint64_t key = (std::uint64_t{from.sin_addr.s_addr} << 16) | from.sin_port;
                 auto it = clients.find(key);

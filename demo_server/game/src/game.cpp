@@ -131,7 +131,8 @@ void spawner_system(world &w) {
         const fixed vy = fixed::ratio(static_cast<std::int32_t>(next_random(w) % 21u) - 10, 100);
         w.emplace<position>(e, x, y);
         w.emplace<velocity>(e, vx, vy);
-        w.emplace<particle>(e, static_cast<std::uint16_t>(60u + next_random(w) % 180u), std::uint8_t{0}, std::uint8_t{0});
+        w.emplace<particle>(e, static_cast<std::uint16_t>(60u + next_random(w) % 180u), std::uint8_t{0},
+                            std::uint8_t{0});
     }
     ++w.resource<match_state>().frame;
 }
@@ -286,9 +287,11 @@ player_input bot::decide(const world &w, int slot) {
     if (best >= 0) {
         // Cross product of heading and target direction decides the turn.
         const std::int64_t cross = (static_cast<std::int64_t>(cos256(angle).raw) * (aim.y - p.y).raw -
-                                    static_cast<std::int64_t>(sin256(angle).raw) * (aim.x - p.x).raw) >> 16;
+                                    static_cast<std::int64_t>(sin256(angle).raw) * (aim.x - p.x).raw) >>
+                                   16;
         const std::int64_t dot = (static_cast<std::int64_t>(cos256(angle).raw) * (aim.x - p.x).raw +
-                                  static_cast<std::int64_t>(sin256(angle).raw) * (aim.y - p.y).raw) >> 16;
+                                  static_cast<std::int64_t>(sin256(angle).raw) * (aim.y - p.y).raw) >>
+                                 16;
         current_.turn = cross > 0 ? 2 : 1;
         const bool aligned = dot > 0 && (cross < 0 ? -cross : cross) < dot / 4;
         if (aligned) current_.turn = 0;

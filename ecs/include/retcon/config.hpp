@@ -27,7 +27,7 @@
 #    if defined(NDEBUG) || defined(RETCON_DISABLE_ASSERT)
 #        define RETCON_ASSERT(condition, message) ((void)0)
 #    else
-#        define RETCON_ASSERT(condition, message)                                                  \
+#        define RETCON_ASSERT(condition, message)                                                                      \
             ((condition) ? (void)0 : ::retcon::internal::assert_failed(#condition, message, __FILE__, __LINE__))
 #    endif
 #endif

@@ -31,8 +31,8 @@ using ojson = nlohmann::ordered_json; // output keeps the proto's field order
 
 constexpr std::string_view sdk_prefix = "agones.dev/sdk-";
 constexpr const char *last_allocated_key = "agones.dev/last-allocated";
-constexpr std::size_t history_limit = 256;     // watch lines kept for a watcher that lags
-constexpr std::size_t worker_threads = 32;     // watch streams hold one each
+constexpr std::size_t history_limit = 256; // watch lines kept for a watcher that lags
+constexpr std::size_t worker_threads = 32; // watch streams hold one each
 constexpr std::size_t max_body = 1u << 20;
 constexpr std::size_t log_body_bytes = 200;
 constexpr std::uint32_t max_down_ms = 3'600'000;
@@ -140,7 +140,8 @@ std::string random_uid() {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%08llx-%04llx-4%03llx-%04llx-%012llx", static_cast<unsigned long long>(a >> 32),
                   static_cast<unsigned long long>((a >> 16) & 0xffff), static_cast<unsigned long long>(a & 0xfff),
-                  static_cast<unsigned long long>(0x8000 | (b >> 50)), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+                  static_cast<unsigned long long>(0x8000 | (b >> 50)),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
     return buf;
 }
 
@@ -159,7 +160,8 @@ struct body_fields {
         } else if (obj.is_null()) {
             obj = json::object();
         } else if (!obj.is_object()) {
-            error = "proto: unexpected token " + obj.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40) +
+            error = "proto: unexpected token " +
+                    obj.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40) +
                     ": the body must be a JSON object";
             obj = json::object();
         }
@@ -172,7 +174,8 @@ struct body_fields {
         const auto it = obj.find(name);
         if (it == obj.end() || it->is_null()) return std::nullopt;
         if (!it->is_string()) {
-            fail(std::string{"invalid value for string field "} + name + ": " + it->dump(-1, ' ', false, json::error_handler_t::replace));
+            fail(std::string{"invalid value for string field "} + name + ": " +
+                 it->dump(-1, ' ', false, json::error_handler_t::replace));
             return std::nullopt;
         }
         return it->get<std::string>();
@@ -183,7 +186,8 @@ struct body_fields {
         const auto it = obj.find(name);
         if (it == obj.end() || it->is_null()) return std::nullopt;
         const auto bad = [&] {
-            fail(std::string{"invalid value for int64 field "} + name + ": " + it->dump(-1, ' ', false, json::error_handler_t::replace));
+            fail(std::string{"invalid value for int64 field "} + name + ": " +
+                 it->dump(-1, ' ', false, json::error_handler_t::replace));
             return std::nullopt;
         };
         if (it->is_number_integer() && !it->is_number_unsigned()) return it->get<std::int64_t>();
@@ -231,8 +235,10 @@ std::vector<std::string_view> json_sequence(std::string_view s, std::string_view
                 const char c = s[i];
                 if (in_string) {
                     if (escaped) escaped = false;
-                    else if (c == '\\') escaped = true;
-                    else if (c == '"') in_string = false;
+                    else if (c == '\\')
+                        escaped = true;
+                    else if (c == '"')
+                        in_string = false;
                 } else if (c == '"') {
                     in_string = true;
                 } else if (c == '{' || c == '[') {
@@ -249,7 +255,9 @@ std::vector<std::string_view> json_sequence(std::string_view s, std::string_view
                 return out;
             }
         } else { // a scalar: up to the next delimiter (it is refused as a ping anyway)
-            while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' && s[i] != '{' && s[i] != '[') ++i;
+            while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' && s[i] != '{' &&
+                   s[i] != '[')
+                ++i;
         }
         out.push_back(s.substr(begin, i - begin));
     }
@@ -368,7 +376,7 @@ struct agones_standin::impl {
     std::int64_t creation_s = 0;
     std::uint64_t resource_version = 1;
     std::int64_t last_allocated_ns = 0;
-    std::uint64_t changes = 0;                                // one per change of the GameServer
+    std::uint64_t changes = 0;                                 // one per change of the GameServer
     std::deque<std::pair<std::uint64_t, std::string>> history; // (change, its watch line)
     std::vector<request_record> reqs;
     std::vector<std::string> feats;
@@ -397,7 +405,8 @@ struct agones_standin::impl {
         if (!opt.clock_ms) {
             opt.clock_ms = [] {
                 using namespace std::chrono;
-                return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+                return static_cast<std::uint64_t>(
+                    duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
             };
         }
         if (!opt.log) {
@@ -479,7 +488,8 @@ struct agones_standin::impl {
 
     void stamp_allocation_locked() {
         using namespace std::chrono;
-        const auto wall = static_cast<std::int64_t>(duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count());
+        const auto wall =
+            static_cast<std::int64_t>(duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count());
         last_allocated_ns = std::max(wall, last_allocated_ns + 1); // never the previous value
         annotations[last_allocated_key] = rfc3339_nano(last_allocated_ns);
     }
@@ -537,7 +547,8 @@ struct agones_standin::impl {
             std::lock_guard lock{mu};
             reqs.push_back({now(), req.method, req.path, body, status});
         }
-        std::string line = req.method + " " + (req.target.empty() ? req.path : req.target) + " " + std::to_string(status);
+        std::string line =
+            req.method + " " + (req.target.empty() ? req.path : req.target) + " " + std::to_string(status);
         if (!body.empty()) line += " " + one_line(body);
         log(line);
     }
@@ -565,7 +576,8 @@ struct agones_standin::impl {
             })) {
             answered_by_route = true;
             const int status = res.status == 413 || body.size() >= max_body ? 413 : 400;
-            reply_error(res, status, invalid_argument, status == 413 ? "the body is too large" : "the body could not be read");
+            reply_error(res, status, invalid_argument,
+                        status == 413 ? "the body is too large" : "the body could not be read");
             record(req, body, res.status);
             return;
         }
@@ -613,8 +625,10 @@ struct agones_standin::impl {
             if (!terminal(state)) {
                 // 0 (or less) is forever; a huge value saturates.
                 constexpr std::int64_t max_s = std::numeric_limits<std::int64_t>::max() / 2000;
-                if (seconds > 0) reserve_deadline_ms = now() + static_cast<std::uint64_t>(std::min(seconds, max_s)) * 1000;
-                else reserve_deadline_ms.reset();
+                if (seconds > 0)
+                    reserve_deadline_ms = now() + static_cast<std::uint64_t>(std::min(seconds, max_s)) * 1000;
+                else
+                    reserve_deadline_ms.reset();
                 set_state_locked("Reserved");
             }
             return reply_json(res, ojson::object());
@@ -720,7 +734,8 @@ struct agones_standin::impl {
         const auto diff = body.int64_field("countDiff").value_or(0);
         if (!body.ok()) return reply_error(res, 400, invalid_argument, body.error);
         if (diff == 0 && !count && !capacity)
-            return reply_error(res, 500, unknown, "invalid argument. Malformed CounterUpdateRequest: name:\"" + name + "\"");
+            return reply_error(res, 500, unknown,
+                               "invalid argument. Malformed CounterUpdateRequest: name:\"" + name + "\"");
         std::lock_guard lock{mu};
         const auto it = counters.find(name);
         if (it == counters.end()) return reply_error(res, 500, unknown, "counter not found: " + name);
@@ -747,7 +762,8 @@ struct agones_standin::impl {
             feats.emplace_back("updatecounter");
             std::int64_t next = 0;
             if (__builtin_add_overflow(c, diff, &next))
-                return out_of_range(diff < 0 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max());
+                return out_of_range(diff < 0 ? std::numeric_limits<std::int64_t>::min()
+                                             : std::numeric_limits<std::int64_t>::max());
             if (next < 0 || next > cap) return out_of_range(next);
             c = next;
         }
@@ -810,8 +826,8 @@ struct agones_standin::impl {
         ojson labels_j = ojson::object(), annotations_j = ojson::object();
         for (const auto &[k, v] : labels) labels_j[k] = v;
         for (const auto &[k, v] : annotations) annotations_j[k] = v;
-        return ojson{{"state", state},       {"labels", labels_j},     {"annotations", annotations_j},
-                     {"counters", counters_j}, {"features", feats},      {"health_pings", pings},
+        return ojson{{"state", state},         {"labels", labels_j}, {"annotations", annotations_j},
+                     {"counters", counters_j}, {"features", feats},  {"health_pings", pings},
                      {"requests", reqs.size()}};
     }
 
@@ -823,7 +839,8 @@ struct agones_standin::impl {
             const auto r = std::from_chars(s.data(), end, down);
             if (s.empty() || r.ec != std::errc{} || r.ptr != end || down > max_down_ms)
                 return reply_error(res, 400, invalid_argument,
-                                   "down_ms must be a whole number of milliseconds up to " + std::to_string(max_down_ms));
+                                   "down_ms must be a whole number of milliseconds up to " +
+                                       std::to_string(max_down_ms));
         }
         // Not from this thread: stopping the listener waits for its workers, this one included.
         spawn([this, down] { restart(down); });
@@ -846,29 +863,30 @@ struct agones_standin::impl {
         s.set_keep_alive_max_count(1);
         s.set_payload_max_length(max_body);
         const auto plain = [this](const httplib::Request &req, httplib::Response &res) { serve(req, req.body, res); };
-        const auto with_body = [this](const httplib::Request &req, httplib::Response &res, const httplib::ContentReader &reader) {
-            serve_with_body(req, res, reader);
-        };
+        const auto with_body = [this](const httplib::Request &req, httplib::Response &res,
+                                      const httplib::ContentReader &reader) { serve_with_body(req, res, reader); };
         s.Get(".*", plain);
         s.Options(".*", plain);
         s.Post(".*", with_body);
         s.Put(".*", with_body);
         s.Patch(".*", with_body);
         s.Delete(".*", with_body);
-        s.set_error_handler(httplib::Server::HandlerWithResponse{[this](const httplib::Request &req, httplib::Response &res) {
-            if (answered_by_route) {
-                answered_by_route = false;
-                return httplib::Server::HandlerResponse::Unhandled;
-            }
-            // Refused before routing: a malformed request, a body over the limit.
-            const int code = res.status < 500 ? invalid_argument : unknown;
-            const char *reason = res.status == 413 ? "Payload Too Large" : res.status == 414 ? "URI Too Long"
-                                 : res.status == 400                     ? "Bad Request"
-                                                                         : "Refused";
-            res.set_content(status_body(code, reason), content_type);
-            record(req, req.body, res.status);
-            return httplib::Server::HandlerResponse::Handled;
-        }});
+        s.set_error_handler(
+            httplib::Server::HandlerWithResponse{[this](const httplib::Request &req, httplib::Response &res) {
+                if (answered_by_route) {
+                    answered_by_route = false;
+                    return httplib::Server::HandlerResponse::Unhandled;
+                }
+                // Refused before routing: a malformed request, a body over the limit.
+                const int code = res.status < 500 ? invalid_argument : unknown;
+                const char *reason = res.status == 413   ? "Payload Too Large"
+                                     : res.status == 414 ? "URI Too Long"
+                                     : res.status == 400 ? "Bad Request"
+                                                         : "Refused";
+                res.set_content(status_body(code, reason), content_type);
+                record(req, req.body, res.status);
+                return httplib::Server::HandlerResponse::Handled;
+            }});
         s.set_logger([](const httplib::Request &, const httplib::Response &) { answered_by_route = false; });
     }
 
@@ -879,7 +897,8 @@ struct agones_standin::impl {
         configure(*s, fd);
         int p = -1;
         if (want == 0) p = s->bind_to_any_port(opt.bind);
-        else if (s->bind_to_port(opt.bind, want)) p = want;
+        else if (s->bind_to_port(opt.bind, want))
+            p = want;
         if (p <= 0 || p > 65535) return false;
         // The library listens with a backlog of 5: a burst of connections (watch streams
         // opening together) would lose SYNs and wait a second for the retry. Listening again
@@ -964,8 +983,8 @@ struct agones_standin::impl {
                     if (start_listening(bound_port.load())) break;
                 }
                 if (!complained)
-                    log("agones stand-in: cannot listen again on " + opt.bind + ":" + std::to_string(bound_port.load()) +
-                        "; retrying");
+                    log("agones stand-in: cannot listen again on " + opt.bind + ":" +
+                        std::to_string(bound_port.load()) + "; retrying");
                 complained = true;
                 std::unique_lock lock{mu};
                 if (cv.wait_for(lock, std::chrono::milliseconds(100), superseded)) return;
@@ -1015,11 +1034,14 @@ result<std::unique_ptr<agones_standin>> agones_standin::start(agones_standin_opt
     std::set<std::string> seen;
     for (const auto &[name, count, capacity] : options.counters) {
         if (name.empty() || name.find('/') != std::string::npos)
-            return {errc::invalid_argument, "agones stand-in: counter name \"" + name + "\" must be non-empty, without '/'"};
-        if (!seen.insert(name).second) return {errc::invalid_argument, "agones stand-in: counter \"" + name + "\" given twice"};
+            return {errc::invalid_argument,
+                    "agones stand-in: counter name \"" + name + "\" must be non-empty, without '/'"};
+        if (!seen.insert(name).second)
+            return {errc::invalid_argument, "agones stand-in: counter \"" + name + "\" given twice"};
         if (capacity < 0 || count < 0 || count > capacity)
-            return {errc::invalid_argument, "agones stand-in: counter \"" + name + "\" needs 0 <= count <= capacity (got " +
-                                                std::to_string(count) + "/" + std::to_string(capacity) + ")"};
+            return {errc::invalid_argument, "agones stand-in: counter \"" + name +
+                                                "\" needs 0 <= count <= capacity (got " + std::to_string(count) + "/" +
+                                                std::to_string(capacity) + ")"};
     }
 
     auto p = std::make_unique<impl>(std::move(options));

@@ -32,13 +32,14 @@ struct agones_standin_options {
     /// @{
     bool health_disabled = false;
     std::uint32_t initial_delay_s = 5; ///< the first check, this long after the start (or a restart)
-    std::uint32_t period_s = 5;        ///< then one check a period: it fails without a ping in the period before it; > 0 unless disabled
+    std::uint32_t period_s =
+        5; ///< then one check a period: it fails without a ping in the period before it; > 0 unless disabled
     std::uint32_t failure_threshold = 3; ///< failed checks in a row that make it `Unhealthy`; > 0
     /// @}
 
     /// @brief GameServer `spec.counters`: name, count, capacity (0 ≤ count ≤ capacity).
     std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> counters{{"rooms", 0, 10}};
-    std::string name = "local";       ///< `object_meta.name`
+    std::string name = "local";         ///< `object_meta.name`
     std::string namespace_ = "default"; ///< `object_meta.namespace`
 
     /// @brief The clock of the health and reserve timers and of request records, in monotonic

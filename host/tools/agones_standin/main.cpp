@@ -54,8 +54,9 @@ bool write_port_file(const std::string &path, std::uint16_t port) {
 } // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{"retcon-agones-standin: a stand-in for the Agones SDK sidecar's HTTP gateway (docs/agones-standin.md).\n"
-                 "It is NOT Agones: it keeps one GameServer in memory and answers the SDK's REST contract."};
+    CLI::App app{
+        "retcon-agones-standin: a stand-in for the Agones SDK sidecar's HTTP gateway (docs/agones-standin.md).\n"
+        "It is NOT Agones: it keeps one GameServer in memory and answers the SDK's REST contract."};
     retcon::agones_standin_options opt;
     opt.port = 9358;
     int port = 9358;
@@ -63,9 +64,11 @@ int main(int argc, char **argv) {
     std::vector<std::string> counters;
     app.add_option("--port", port, "HTTP port (0: a free one)")->capture_default_str()->check(CLI::Range(0, 65535));
     app.add_option("--port-file", port_file, "write the bound port to this file (for scripts)");
-    app.add_option("--health-initial-delay", opt.initial_delay_s, "spec.health.initialDelaySeconds")->capture_default_str();
+    app.add_option("--health-initial-delay", opt.initial_delay_s, "spec.health.initialDelaySeconds")
+        ->capture_default_str();
     app.add_option("--health-period", opt.period_s, "spec.health.periodSeconds")->capture_default_str();
-    app.add_option("--health-failure-threshold", opt.failure_threshold, "spec.health.failureThreshold")->capture_default_str();
+    app.add_option("--health-failure-threshold", opt.failure_threshold, "spec.health.failureThreshold")
+        ->capture_default_str();
     app.add_flag("--health-disabled", opt.health_disabled, "spec.health.disabled: never Unhealthy");
     app.add_option("--counter", counters, "a Counter NAME=COUNT/CAPACITY (repeatable; default rooms=0/10)");
     try {

@@ -21,8 +21,7 @@ void note_alloc(void *p) noexcept {
     const auto now = live_bytes.fetch_add(static_cast<long long>(malloc_usable_size(p))) +
                      static_cast<long long>(malloc_usable_size(p));
     long long seen = high_mark.load();
-    while (now > seen && !high_mark.compare_exchange_weak(seen, now)) {
-    }
+    while (now > seen && !high_mark.compare_exchange_weak(seen, now)) {}
 }
 
 void release(void *p) noexcept {
@@ -37,7 +36,8 @@ void *allocate(std::size_t n, std::size_t align) {
         if (trap) std::abort();
     }
     if (n == 0) n = 1;
-    void *p = align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align) : std::malloc(n);
+    void *p =
+        align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align) : std::malloc(n);
     if (!p) throw std::bad_alloc{};
     note_alloc(p);
     return p;

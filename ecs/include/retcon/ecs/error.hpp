@@ -42,9 +42,9 @@ struct error {
     static constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
     errc code = errc::ok;
-    const char *what = "";           ///< static description; never owned, never freed
-    std::uint64_t offset = no_offset;///< byte offset in the input where it went wrong
-    std::string context;             ///< formatted detail (empty on hot paths)
+    const char *what = "";            ///< static description; never owned, never freed
+    std::uint64_t offset = no_offset; ///< byte offset in the input where it went wrong
+    std::string context;              ///< formatted detail (empty on hot paths)
 
     error() = default;
     /// @brief The allocation-free form: a code, a string literal and (optionally) an offset.

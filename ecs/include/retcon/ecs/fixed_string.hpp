@@ -53,7 +53,9 @@ public:
     [[nodiscard]] constexpr std::string_view view() const noexcept { return {chars, size()}; }
     constexpr operator std::string_view() const noexcept { return view(); } // NOLINT(google-explicit-constructor)
 
-    friend constexpr bool operator==(const fixed_string &a, const fixed_string &b) noexcept { return a.view() == b.view(); }
+    friend constexpr bool operator==(const fixed_string &a, const fixed_string &b) noexcept {
+        return a.view() == b.view();
+    }
     friend constexpr bool operator==(const fixed_string &a, std::string_view b) noexcept { return a.view() == b; }
 
     /// @brief The characters, public so the type stays an aggregate-like standard-layout struct.

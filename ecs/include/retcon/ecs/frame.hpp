@@ -106,10 +106,11 @@ public:
     /// a mismatch is misuse (reported, never a silent partial read).
     template<class T>
     [[nodiscard]] T get(std::size_t slot) const {
-        static_assert(std::is_trivially_copyable_v<T>, "retcon: frame_inputs::get<T> needs a trivially copyable input type");
+        static_assert(std::is_trivially_copyable_v<T>,
+                      "retcon: frame_inputs::get<T> needs a trivially copyable input type");
         if (sizeof(T) != input_size_)
-            internal::misuse("frame_inputs::get<T>: sizeof(T) is %zu but the session's input size is %zu bytes", sizeof(T),
-                             input_size_);
+            internal::misuse("frame_inputs::get<T>: sizeof(T) is %zu but the session's input size is %zu bytes",
+                             sizeof(T), input_size_);
         T v;
         std::memcpy(&v, input(slot).data(), sizeof(T));
         return v;

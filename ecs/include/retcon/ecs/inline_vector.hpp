@@ -12,10 +12,22 @@ namespace retcon {
 namespace internal {
 template<std::size_t Bytes>
 struct uint_of_size;
-template<> struct uint_of_size<1> { using type = std::uint8_t; };
-template<> struct uint_of_size<2> { using type = std::uint16_t; };
-template<> struct uint_of_size<4> { using type = std::uint32_t; };
-template<> struct uint_of_size<8> { using type = std::uint64_t; };
+template<>
+struct uint_of_size<1> {
+    using type = std::uint8_t;
+};
+template<>
+struct uint_of_size<2> {
+    using type = std::uint16_t;
+};
+template<>
+struct uint_of_size<4> {
+    using type = std::uint32_t;
+};
+template<>
+struct uint_of_size<8> {
+    using type = std::uint64_t;
+};
 
 constexpr std::size_t count_bytes(std::size_t n, std::size_t align) {
     std::size_t need = n < 0x100u ? 1u : n < 0x10000u ? 2u : 4u;
@@ -39,7 +51,8 @@ class inline_vector {
 
 public:
     using value_type = T;
-    using size_type = typename internal::uint_of_size<internal::count_bytes(N, internal::canonical_align_of<T>())>::type;
+    using size_type =
+        typename internal::uint_of_size<internal::count_bytes(N, internal::canonical_align_of<T>())>::type;
 
     [[nodiscard]] constexpr std::size_t size() const noexcept { return count; }
     [[nodiscard]] constexpr bool empty() const noexcept { return count == 0; }
@@ -65,7 +78,8 @@ public:
     }
     /// @brief Removes element @p i by moving the last one into its place (order not kept).
     constexpr void swap_erase(std::size_t i) {
-        if (i >= count || i >= N) internal::misuse("inline_vector: swap_erase(%zu) out of range (size %zu)", i, std::size_t{count});
+        if (i >= count || i >= N)
+            internal::misuse("inline_vector: swap_erase(%zu) out of range (size %zu)", i, std::size_t{count});
         const std::size_t last = last_index();
         items[i] = items[last];
         items[last] = T{};
@@ -77,11 +91,13 @@ public:
     }
     /// @brief Element @p i; an index past size() is misuse (checked in every build).
     [[nodiscard]] constexpr T &operator[](std::size_t i) {
-        if (i >= count || i >= N) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
+        if (i >= count || i >= N)
+            internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
         return items[i];
     }
     [[nodiscard]] constexpr const T &operator[](std::size_t i) const {
-        if (i >= count || i >= N) internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
+        if (i >= count || i >= N)
+            internal::misuse("inline_vector: index %zu out of range (size %zu)", i, std::size_t{count});
         return items[i];
     }
     [[nodiscard]] constexpr T *begin() noexcept { return items; }

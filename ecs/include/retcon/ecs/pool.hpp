@@ -64,7 +64,7 @@ private:
     void grow(std::size_t min_cap) {
         std::size_t cap = cap_ ? cap_ * 2u : 64u;
         while (cap < min_cap) cap *= 2u;
-        auto *fresh = static_cast<std::byte *>(::operator new(cap, std::align_val_t{align_}));
+        auto *fresh = static_cast<std::byte *>(::operator new (cap, std::align_val_t{align_}));
         if (size_) std::memcpy(fresh, data_, size_);
         std::memset(fresh + size_, 0, cap - size_);
         release();
@@ -72,7 +72,7 @@ private:
         cap_ = cap;
     }
     void release() noexcept {
-        if (data_) ::operator delete(data_, std::align_val_t{align_});
+        if (data_) ::operator delete (data_, std::align_val_t{align_});
         data_ = nullptr;
     }
 

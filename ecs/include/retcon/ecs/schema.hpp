@@ -132,7 +132,8 @@ public:
      * canonical alignment of each `record` field's element, in field order (0 for other
      * fields); without it, records count as 1-aligned. A tag is size 0 with no fields.
      */
-    [[nodiscard]] static result<void> check_type(const type_info &info, std::span<const std::uint32_t> record_align = {});
+    [[nodiscard]] static result<void> check_type(const type_info &info,
+                                                 std::span<const std::uint32_t> record_align = {});
 
     /// @brief Declared component types, in id order.
     [[nodiscard]] std::span<const type> components() const noexcept { return components_; }

@@ -104,7 +104,8 @@ public:
         const size_type common = old < count ? old : count;
         for_each_changed(cur, first, common, [&](size_type pos) { sparse_ref_existing(to_index(cur[pos])) = npos; });
         for (size_type pos = common; pos < old; ++pos) sparse_ref_existing(to_index(cur[pos])) = npos;
-        for_each_changed(cur, first, common, [&](size_type pos) { sparse_ref(to_index(first[pos])) = encode(pos, first[pos]); });
+        for_each_changed(cur, first, common,
+                         [&](size_type pos) { sparse_ref(to_index(first[pos])) = encode(pos, first[pos]); });
         for (size_type pos = common; pos < count; ++pos) sparse_ref(to_index(first[pos])) = encode(pos, first[pos]);
         dense_.assign(first, first + count);
     }

@@ -83,8 +83,7 @@ public:
         check();
         apply_(w, inputs);
         after_stage(std::size_t{0}, stage_name(0));
-        if (systems_)
-            systems_->run(w, [&](std::size_t i, std::string_view name) { after_stage(i + 1u, name); });
+        if (systems_) systems_->run(w, [&](std::size_t i, std::string_view name) { after_stage(i + 1u, name); });
     }
     /// @brief Runs only stages [0, @p count) of one frame (the sync test's forensics).
     void run_stages(world &w, const frame_inputs &inputs, std::size_t count) const {

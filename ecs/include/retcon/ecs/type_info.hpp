@@ -37,6 +37,8 @@
 
 namespace retcon {
 
+// One line per family of kinds, one line per size: kept by hand.
+// clang-format off
 /// @brief How a field's bytes are interpreted by dumps and diffs (part of the schema hash).
 enum class field_kind : std::uint8_t {
     boolean = 1,
@@ -62,21 +64,22 @@ enum class field_kind : std::uint8_t {
     default: return 0;
     }
 }
+// clang-format on
 
 /// @brief One registered field: its name, where it lives and how to read it.
 struct field_info {
     std::string_view name;
-    std::uint32_t offset = 0;  ///< byte offset inside the type
-    std::uint32_t size = 0;    ///< total bytes, count * element size
-    std::uint32_t count = 1;   ///< array extent (1 for scalars)
+    std::uint32_t offset = 0; ///< byte offset inside the type
+    std::uint32_t size = 0;   ///< total bytes, count * element size
+    std::uint32_t count = 1;  ///< array extent (1 for scalars)
     field_kind kind = field_kind::bytes;
 };
 
 /// @brief The registered description of a component or resource type.
 struct type_info {
     std::string_view name;
-    std::uint32_t size = 0;   ///< 0 for tags (empty types keep no payload)
-    std::uint32_t align = 1;  ///< canonical alignment (from the field kinds, the same on every CPU)
+    std::uint32_t size = 0;  ///< 0 for tags (empty types keep no payload)
+    std::uint32_t align = 1; ///< canonical alignment (from the field kinds, the same on every CPU)
     std::span<const field_info> fields;
     [[nodiscard]] bool is_tag() const noexcept { return size == 0; }
 };
@@ -102,7 +105,9 @@ struct declared_field {
 };
 
 template<class T>
-concept registered = requires { retcon_describe(type_tag<T>{}); };
+concept registered = requires {
+    retcon_describe(type_tag<T>{});
+};
 
 template<class T>
 struct is_fixed_text : std::false_type {};
@@ -129,24 +134,38 @@ consteval field_kind kind_of() {
     if constexpr (std::is_same_v<U, bool>) return field_kind::boolean;
     // Plain char is text: its signedness differs between platforms (signed on x86, unsigned on
     // ARM), and i8/u8 would make the schema hash differ between them.
-    else if constexpr (std::is_same_v<U, char>) return field_kind::text;
-    else if constexpr (std::is_same_v<U, entity>) return field_kind::entity;
-    else if constexpr (std::is_enum_v<U>) return kind_of<std::underlying_type_t<U>>();
-    else if constexpr (std::is_same_v<U, float>) return field_kind::f32;
-    else if constexpr (std::is_same_v<U, double>) return field_kind::f64;
+    else if constexpr (std::is_same_v<U, char>)
+        return field_kind::text;
+    else if constexpr (std::is_same_v<U, entity>)
+        return field_kind::entity;
+    else if constexpr (std::is_enum_v<U>)
+        return kind_of<std::underlying_type_t<U>>();
+    else if constexpr (std::is_same_v<U, float>)
+        return field_kind::f32;
+    else if constexpr (std::is_same_v<U, double>)
+        return field_kind::f64;
     else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
         if constexpr (sizeof(U) == 1) return field_kind::i8;
-        else if constexpr (sizeof(U) == 2) return field_kind::i16;
-        else if constexpr (sizeof(U) == 4) return field_kind::i32;
-        else return field_kind::i64;
+        else if constexpr (sizeof(U) == 2)
+            return field_kind::i16;
+        else if constexpr (sizeof(U) == 4)
+            return field_kind::i32;
+        else
+            return field_kind::i64;
     } else if constexpr (std::is_integral_v<U>) {
         if constexpr (sizeof(U) == 1) return field_kind::u8;
-        else if constexpr (sizeof(U) == 2) return field_kind::u16;
-        else if constexpr (sizeof(U) == 4) return field_kind::u32;
-        else return field_kind::u64;
-    } else if constexpr (is_fixed_text<U>::value) return field_kind::text;
-    else if constexpr (registered<U>) return field_kind::record;
-    else return field_kind::bytes;
+        else if constexpr (sizeof(U) == 2)
+            return field_kind::u16;
+        else if constexpr (sizeof(U) == 4)
+            return field_kind::u32;
+        else
+            return field_kind::u64;
+    } else if constexpr (is_fixed_text<U>::value)
+        return field_kind::text;
+    else if constexpr (registered<U>)
+        return field_kind::record;
+    else
+        return field_kind::bytes;
 }
 
 /// @brief True for integer types whose width differs between platforms: `wchar_t` (4 bytes on
@@ -156,8 +175,8 @@ consteval field_kind kind_of() {
 template<class E>
 inline constexpr bool platform_sized_integer_v =
     std::is_same_v<E, wchar_t> ||
-    ((std::is_same_v<E, long> || std::is_same_v<E, unsigned long>) &&
-     !std::is_same_v<E, std::int64_t> && !std::is_same_v<E, std::uint64_t>);
+    ((std::is_same_v<E, long> || std::is_same_v<E, unsigned long>)&&!std::is_same_v<E, std::int64_t> &&
+     !std::is_same_v<E, std::uint64_t>);
 
 template<class E, bool = std::is_enum_v<E>>
 struct platform_sized : std::bool_constant<platform_sized_integer_v<E>> {};
@@ -181,7 +200,8 @@ consteval std::uint32_t canonical_align_of() {
     else if constexpr (registered<U>) { // its widest field's, or more where the type says alignas(N)
         constexpr std::uint32_t fields = described<U>::value.align;
         return alignof(U) > fields ? static_cast<std::uint32_t>(alignof(U)) : fields;
-    } else return static_cast<std::uint32_t>(alignof(U)); // not a field type (refused where it is declared as one)
+    } else
+        return static_cast<std::uint32_t>(alignof(U)); // not a field type (refused where it is declared as one)
 }
 
 /// @brief Types a field may have: arithmetic, enums, entity handles, arrays of those, and
@@ -268,20 +288,20 @@ template<class T>
                   "retcon: this type is not declared; add RETCON_COMPONENT(Type, field, ...) or RETCON_TAG(Type) "
                   "after its definition, in the same namespace");
     const auto &d = internal::described<U>::value;
-    return type_info{d.name, is_tag_v<U> ? 0u : static_cast<std::uint32_t>(sizeof(U)), internal::canonical_align_of<U>(),
-                     std::span<const field_info>(d.fields)};
+    return type_info{d.name, is_tag_v<U> ? 0u : static_cast<std::uint32_t>(sizeof(U)),
+                     internal::canonical_align_of<U>(), std::span<const field_info>(d.fields)};
 }
 
 } // namespace retcon
 
-#define RETCON_INTERNAL_FIELD(Type, field)                                                                        \
+#define RETCON_INTERNAL_FIELD(Type, field)                                                                             \
     ::retcon::internal::make_field<decltype(std::declval<Type &>().field)>(#field, offsetof(Type, field))
 
-#define RETCON_INTERNAL_CHECKS(Type)                                                                              \
-    static_assert(std::is_trivially_copyable_v<Type>,                                                             \
-                  "retcon: " #Type " must be trivially copyable (no std::string, std::vector, virtual functions " \
-                  "or user-defined copy): use retcon::fixed_string<N> or retcon::inline_vector<T, N>");           \
-    static_assert(std::is_standard_layout_v<Type>,                                                                \
+#define RETCON_INTERNAL_CHECKS(Type)                                                                                   \
+    static_assert(std::is_trivially_copyable_v<Type>,                                                                  \
+                  "retcon: " #Type " must be trivially copyable (no std::string, std::vector, virtual functions "      \
+                  "or user-defined copy): use retcon::fixed_string<N> or retcon::inline_vector<T, N>");                \
+    static_assert(std::is_standard_layout_v<Type>,                                                                     \
                   "retcon: " #Type " must be standard layout (plain struct: no virtual, no mixed access)")
 
 /**
@@ -292,27 +312,27 @@ template<class T>
  * explicit field such as `std::uint8_t pad[3]`, or reorder members, so the fields cover every
  * byte). Up to 32 fields.
  */
-#define RETCON_COMPONENT(Type, ...)                                                                               \
-    RETCON_INTERNAL_CHECKS(Type);                                                                                 \
-    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                         \
-        return ::retcon::internal::describe<Type>(#Type, RETCON_PP_MAP(RETCON_INTERNAL_FIELD, Type, __VA_ARGS__)); \
-    }                                                                                                             \
-    static_assert(::retcon::internal::fields_tile(retcon_describe(::retcon::internal::type_tag<Type>{})),         \
-                  "retcon: the fields declared for " #Type " do not cover every byte of it: either a field is "   \
-                  "missing from RETCON_COMPONENT or the struct has padding (add explicit padding fields such as " \
-                  "std::uint8_t pad[N], or reorder members)");                                                      \
-    static_assert(::retcon::internal::fields_canonically_aligned(                                                 \
-                      retcon_describe(::retcon::internal::type_tag<Type>{})),                                     \
-                  "retcon: a field of " #Type " is not at a multiple of its width (8 for 64-bit fields), or its " \
-                  "size is not a multiple of its widest field: other CPUs (i686 aligns 64-bit fields to 4) "      \
-                  "would lay it out differently; add explicit padding fields (docs/determinism.md)")
+#define RETCON_COMPONENT(Type, ...)                                                                                    \
+    RETCON_INTERNAL_CHECKS(Type);                                                                                      \
+    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                              \
+        return ::retcon::internal::describe<Type>(#Type, RETCON_PP_MAP(RETCON_INTERNAL_FIELD, Type, __VA_ARGS__));     \
+    }                                                                                                                  \
+    static_assert(::retcon::internal::fields_tile(retcon_describe(::retcon::internal::type_tag<Type>{})),              \
+                  "retcon: the fields declared for " #Type " do not cover every byte of it: either a field is "        \
+                  "missing from RETCON_COMPONENT or the struct has padding (add explicit padding fields such as "      \
+                  "std::uint8_t pad[N], or reorder members)");                                                         \
+    static_assert(                                                                                                     \
+        ::retcon::internal::fields_canonically_aligned(retcon_describe(::retcon::internal::type_tag<Type>{})),         \
+        "retcon: a field of " #Type " is not at a multiple of its width (8 for 64-bit fields), or its "                \
+        "size is not a multiple of its widest field: other CPUs (i686 aligns 64-bit fields to 4) "                     \
+        "would lay it out differently; add explicit padding fields (docs/determinism.md)")
 
 /// @brief Declares an empty marker type (a tag): stored in a pool without payload.
-#define RETCON_TAG(Type)                                                                                          \
-    static_assert(std::is_empty_v<Type>, "retcon: RETCON_TAG(" #Type ") needs an empty struct; "                  \
-                                         "use RETCON_COMPONENT for types with fields");                           \
-    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                         \
-        return ::retcon::internal::describe<Type>(#Type);                                                         \
+#define RETCON_TAG(Type)                                                                                               \
+    static_assert(std::is_empty_v<Type>, "retcon: RETCON_TAG(" #Type ") needs an empty struct; "                       \
+                                         "use RETCON_COMPONENT for types with fields");                                \
+    [[maybe_unused]] consteval auto retcon_describe(::retcon::internal::type_tag<Type>) {                              \
+        return ::retcon::internal::describe<Type>(#Type);                                                              \
     }
 
 /// @brief Same as RETCON_COMPONENT; reads better next to a resource type.

@@ -39,7 +39,8 @@ using arg_tuple_t = std::conditional_t<std::is_empty_v<std::remove_const_t<T>>, 
 template<class T, class P>
 arg_tuple_t<T> payload_arg(P *p, std::uint32_t pos) {
     if constexpr (std::is_empty_v<std::remove_const_t<T>>) return {};
-    else return arg_tuple_t<T>{p->template data_as<std::remove_const_t<T>>()[pos]};
+    else
+        return arg_tuple_t<T>{p->template data_as<std::remove_const_t<T>>()[pos]};
 }
 
 /// @brief A pool's typed payload pointer, taken once before a loop (nothing for tags).
@@ -51,13 +52,15 @@ using data_ptr_t = std::conditional_t<std::is_empty_v<std::remove_const_t<T>>, s
 template<class T, class P>
 data_ptr_t<T> data_ptr(P *p) noexcept {
     if constexpr (std::is_empty_v<std::remove_const_t<T>>) return nullptr;
-    else return p->template data_as<std::remove_const_t<T>>();
+    else
+        return p->template data_as<std::remove_const_t<T>>();
 }
 
 template<class T>
 arg_tuple_t<T> data_arg(data_ptr_t<T> base, std::uint32_t pos) noexcept {
     if constexpr (std::is_empty_v<std::remove_const_t<T>>) return {};
-    else return arg_tuple_t<T>{base[pos]};
+    else
+        return arg_tuple_t<T>{base[pos]};
 }
 
 template<class F, class Tuple>
@@ -124,7 +127,8 @@ public:
             auto *p = std::get<0>(pools_);
             const entity *owners = p->owners().data();
             const data_tuple data = data_ptrs();
-            for (size_type i = p->size(); i-- > 0;) call_direct(f, owners[i], data, i, std::index_sequence_for<Get...>{});
+            for (size_type i = p->size(); i-- > 0;)
+                call_direct(f, owners[i], data, i, std::index_sequence_for<Get...>{});
         } else {
             // The walk goes block by block (same order as one entity at a time). A block where
             // every included pool holds exactly the lead's entities at the same positions (the
@@ -246,7 +250,9 @@ private:
         std::size_t k = 0;
         std::apply(
             [&](auto *...p) {
-                ((ok = ok && (pos[k] = (static_cast<const pool *>(p) == lead_ && lead_pos != npos) ? lead_pos : p->index(e)) != npos,
+                ((ok = ok &&
+                       (pos[k] = (static_cast<const pool *>(p) == lead_ && lead_pos != npos) ? lead_pos
+                                                                                             : p->index(e)) != npos,
                   ++k),
                  ...);
             },

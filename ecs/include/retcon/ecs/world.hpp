@@ -136,7 +136,8 @@ public:
     decltype(auto) emplace_or_replace(entity e, Args &&...args) {
         if (all_of<T>(e)) {
             if constexpr (std::is_empty_v<T>) return;
-            else return replace<T>(e, std::forward<Args>(args)...);
+            else
+                return replace<T>(e, std::forward<Args>(args)...);
         }
         return emplace<T>(e, std::forward<Args>(args)...);
     }
@@ -165,13 +166,15 @@ public:
     template<class... T>
     [[nodiscard]] decltype(auto) get(entity e) {
         if constexpr (sizeof...(T) == 1) return (get_one<T...>(e));
-        else return std::forward_as_tuple(get_one<T>(e)...);
+        else
+            return std::forward_as_tuple(get_one<T>(e)...);
     }
     /// @copydoc get
     template<class... T>
     [[nodiscard]] decltype(auto) get(entity e) const {
         if constexpr (sizeof...(T) == 1) return (get_one<const T...>(e));
-        else return std::forward_as_tuple(get_one<const T>(e)...);
+        else
+            return std::forward_as_tuple(get_one<const T>(e)...);
     }
 
     /// @brief @p e's T, or nullptr if @p e has none (or is stale).
@@ -222,8 +225,7 @@ public:
         const auto id = pool_id<T>();
         const pool &p = pools_[id];
         const T *first = p.template data_as<T>();
-        if (RETCON_UNLIKELY(&component < first || &component >= first + p.size()))
-            not_in_pool(id);
+        if (RETCON_UNLIKELY(&component < first || &component >= first + p.size())) not_in_pool(id);
         return p.owners().at(static_cast<size_type>(&component - first));
     }
 
@@ -497,8 +499,9 @@ private:
     /// @brief Pushes a removal node for its lifetime (popped even when a hook throws).
     class removal_scope {
     public:
-        removal_scope(world &w, entity e, size_type pool) noexcept
-            : w_{w}, node_{e, pool, w.removing_} { w.removing_ = &node_; }
+        removal_scope(world &w, entity e, size_type pool) noexcept : w_{w}, node_{e, pool, w.removing_} {
+            w.removing_ = &node_;
+        }
         ~removal_scope() { w_.removing_ = node_.outer; }
         removal_scope(const removal_scope &) = delete;
         removal_scope &operator=(const removal_scope &) = delete;
@@ -591,17 +594,17 @@ private:
     free_list_state free_;
     std::vector<pool> pools_;
     std::vector<size_type> group_lengths_;
-    std::vector<size_type> group_of_;   // pool id -> owning group or npos
+    std::vector<size_type> group_of_; // pool id -> owning group or npos
     std::vector<hooks> hooks_;
-    const removal *removing_ = nullptr; // removals whose on_remove hook (or destroy) is running
+    const removal *removing_ = nullptr;   // removals whose on_remove hook (or destroy) is running
     std::vector<std::uint64_t> nonempty_; // derived: bit per non-empty pool (destroy skips the rest)
     std::uint64_t nonempty_words_ = 0;    // derived: bit per non-zero word of nonempty_
     static_assert(schema::max_types <= 64u * 64u, "retcon: nonempty_words_ needs a bit per 64 pools");
-    std::vector<size_type> by_seq_;     // process-local type seq -> pool id
+    std::vector<size_type> by_seq_; // process-local type seq -> pool id
     std::vector<size_type> resource_by_seq_;
     std::vector<std::size_t> resource_offsets_;
     internal::byte_buffer resources_{64};
-    std::vector<size_type> order_;      // scratch for sort
+    std::vector<size_type> order_; // scratch for sort
     std::vector<std::byte> swap_scratch_;
 };
 

@@ -41,7 +41,8 @@ private:
         for (int i = 0; i < n; ++i) out_.push_back(std::byte(static_cast<std::uint8_t>(v >> (8 * i))));
     }
     void patch(std::size_t at, std::uint64_t v, int n) noexcept {
-        for (int i = 0; i < n; ++i) out_[at + static_cast<std::size_t>(i)] = std::byte(static_cast<std::uint8_t>(v >> (8 * i)));
+        for (int i = 0; i < n; ++i)
+            out_[at + static_cast<std::size_t>(i)] = std::byte(static_cast<std::uint8_t>(v >> (8 * i)));
     }
     void text(std::string_view s, std::size_t max, int prefix) {
         const std::size_t n = s.size() < max ? s.size() : max;
@@ -94,7 +95,8 @@ private:
             return 0;
         }
         std::uint64_t v = 0;
-        for (int i = 0; i < n; ++i) v |= std::uint64_t{static_cast<std::uint8_t>(in_[pos_ + static_cast<std::size_t>(i)])} << (8 * i);
+        for (int i = 0; i < n; ++i)
+            v |= std::uint64_t{static_cast<std::uint8_t>(in_[pos_ + static_cast<std::size_t>(i)])} << (8 * i);
         pos_ += static_cast<std::size_t>(n);
         return v;
     }

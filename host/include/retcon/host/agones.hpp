@@ -64,7 +64,8 @@ struct agones_status {
     std::uint64_t health_sent = 0;     ///< health reports the sidecar acknowledged
     std::uint64_t health_withheld = 0; ///< intervals in which the heartbeat had not moved
     std::uint64_t watch_opened = 0;    ///< times the watch stream was (re)opened
-    std::uint64_t control_retries = 0; ///< control requests (ready, labels, rooms, shutdown) that failed and wait a retry period
+    std::uint64_t control_retries =
+        0; ///< control requests (ready, labels, rooms, shutdown) that failed and wait a retry period
     bool shutdown_sent = false;
 };
 

@@ -45,7 +45,7 @@ struct match_metrics {
     std::uint32_t spectators_and_pending = 0; ///< connections that are not players
     std::uint32_t frame = 0;
     std::uint64_t ticks = 0;
-    std::uint64_t late_ticks = 0;       ///< ticks that started 2 ms or more after their deadline
+    std::uint64_t late_ticks = 0; ///< ticks that started 2 ms or more after their deadline
     std::uint64_t max_lateness_us = 0;
     std::uint64_t desyncs_verified = 0;
     std::uint64_t replaced_inputs = 0;
@@ -55,12 +55,12 @@ struct match_metrics {
 /// @brief Where a tick's time went, summed over every tick of every match (nanoseconds): the
 /// host times each part of a match frame on the ticking thread.
 struct tick_costs {
-    std::uint64_t simulate_ns = 0;  ///< the game's step
+    std::uint64_t simulate_ns = 0;    ///< the game's step
     std::uint64_t hash_record_ns = 0; ///< hashing the world, recording the frame (keyframes, chunks)
-    std::uint64_t broadcast_ns = 0; ///< confirming inputs and sending them to the clients
-    std::uint64_t receive_ns = 0;   ///< the sessions handling what arrived (session polls)
-    std::uint64_t network_ns = 0;   ///< the ENet host's service (sockets, acks, resends) and routing
-    std::uint64_t frames = 0;       ///< match frames ticked
+    std::uint64_t broadcast_ns = 0;   ///< confirming inputs and sending them to the clients
+    std::uint64_t receive_ns = 0;     ///< the sessions handling what arrived (session polls)
+    std::uint64_t network_ns = 0;     ///< the ENet host's service (sockets, acks, resends) and routing
+    std::uint64_t frames = 0;         ///< match frames ticked
 };
 
 /// @brief The host's counters, per process and per match, as one consistent copy.
@@ -71,8 +71,8 @@ struct host_metrics {
     std::uint32_t players = 0;
     std::uint64_t matches_opened = 0, matches_ended = 0, matches_failed = 0;
     std::uint64_t admissions = 0;
-    std::uint64_t refusals = 0;          ///< connections refused (tokens, drain, full, malformed)
-    std::uint64_t desyncs_verified = 0;  ///< totals, including ended matches
+    std::uint64_t refusals = 0;         ///< connections refused (tokens, drain, full, malformed)
+    std::uint64_t desyncs_verified = 0; ///< totals, including ended matches
     std::uint64_t replaced_inputs = 0;
     std::uint64_t bytes_in = 0, bytes_out = 0;
     lateness_histogram lateness;

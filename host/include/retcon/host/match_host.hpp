@@ -50,15 +50,15 @@ struct host_options {
     /// @brief Public keys whose join tokens are accepted (two during a rotation). Empty: open
     /// mode — anyone may join, and the host keeps `open_matches` matches of `open_params`.
     std::vector<verify_key> token_keys;
-    std::string fleet;                ///< tokens must name this fleet
-    std::uint32_t clock_skew_s = 30;  ///< tolerance on a token's issue and expiry times
+    std::string fleet;               ///< tokens must name this fleet
+    std::uint32_t clock_skew_s = 30; ///< tolerance on a token's issue and expiry times
     /// @brief Token mode: hellos one IP address may have checked, per second on average, in
     /// bursts of `hello_burst`; beyond, connections are dropped unanswered (0: no limit). A
     /// forged token costs a signature check; this bounds what one address can make the host spend.
     std::uint32_t hellos_per_second = 10;
     std::uint32_t hello_burst = 20;
-    std::uint32_t open_matches = 1;   ///< open mode: matches kept running (≤ max_matches)
-    match_params open_params;         ///< open mode: every match's parameters (seed + match number)
+    std::uint32_t open_matches = 1; ///< open mode: matches kept running (≤ max_matches)
+    match_params open_params;       ///< open mode: every match's parameters (seed + match number)
     /// @brief Open mode: a match that ended is replaced by a fresh one. Off, `run` returns once
     /// the first `open_matches` have ended (demo_server --duration).
     bool reopen_matches = true;
@@ -73,22 +73,22 @@ struct host_options {
 
     /// @name Matches
     /// @{
-    server_options session;           ///< each match's session tuning (record_path is set per match)
+    server_options session; ///< each match's session tuning (record_path is set per match)
     /// @brief Where each match's replay goes, as `<replay_dir>/<match id>.rcr` (empty: not recorded).
     std::filesystem::path replay_dir;
     /// @brief Replaces the replay path of a host with one open match (demo_server --record).
     std::filesystem::path single_replay_path;
-    std::uint32_t match_duration_ms = 0;   ///< a match ends after this long (0: when its players have left)
+    std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
     /// and nobody joined too. Open mode keeps waiting for the first player.
     std::uint32_t empty_timeout_ms = 10000;
-    std::uint32_t drain_grace_ms = 30000;  ///< how long running matches may go on once draining
+    std::uint32_t drain_grace_ms = 30000; ///< how long running matches may go on once draining
     /// @}
 
     /// @name Observability
     /// @{
-    bool serve_metrics = false;              ///< Prometheus text on http://metrics_bind:metrics_port/metrics
-    std::uint16_t metrics_port = 9100;       ///< 0: a free one (match_host::metrics_port says which)
+    bool serve_metrics = false;        ///< Prometheus text on http://metrics_bind:metrics_port/metrics
+    std::uint16_t metrics_port = 9100; ///< 0: a free one (match_host::metrics_port says which)
     std::string metrics_bind = "127.0.0.1";
     /// @}
 };

@@ -12,12 +12,12 @@ namespace retcon {
 /// @brief One player slot's line in a match result: who held it and what the game says of it.
 struct slot_result {
     int slot = 0;
-    std::uint64_t player_id = 0; ///< from the slot's join token (0 in open mode)
-    std::string name;            ///< the last name the slot's player gave
-    std::int64_t score = 0;      ///< as the game reports it (hosted_game::report)
-    std::string outcome;         ///< as the game reports it ("won", "lost", ...; empty: none)
+    std::uint64_t player_id = 0;       ///< from the slot's join token (0 in open mode)
+    std::string name;                  ///< the last name the slot's player gave
+    std::int64_t score = 0;            ///< as the game reports it (hosted_game::report)
+    std::string outcome;               ///< as the game reports it ("won", "lost", ...; empty: none)
     std::uint64_t replaced_inputs = 0; ///< inputs the server substituted for this slot
-    bool present_at_end = false; ///< connected when the match ended
+    bool present_at_end = false;       ///< connected when the match ended
 };
 
 /**
@@ -31,16 +31,16 @@ struct match_result {
     /// @brief Why it ended: "players left", "duration", "drain", "drain forced", or
     /// "error: ..." (an exception in the game's step or a misuse report ended it).
     std::string end_reason;
-    frame_t final_frame = 0;       ///< frames simulated (the next frame it would have confirmed)
-    std::uint64_t final_hash = 0;  ///< XXH3 hash of the world after the last frame
+    frame_t final_frame = 0;      ///< frames simulated (the next frame it would have confirmed)
+    std::uint64_t final_hash = 0; ///< XXH3 hash of the world after the last frame
     std::vector<slot_result> slots;
-    std::uint64_t joins = 0;       ///< players who joined (reconnections count again)
-    std::string replay_path;       ///< empty: not recorded (or the recording failed)
+    std::uint64_t joins = 0; ///< players who joined (reconnections count again)
+    std::string replay_path; ///< empty: not recorded (or the recording failed)
     std::uint64_t replay_bytes = 0;
-    std::uint64_t replay_hash = 0; ///< XXH3-64 of the replay file's bytes
-    std::uint64_t desyncs_verified = 0;   ///< uploads that differed from the server's world
-    std::uint64_t desyncs_unverified = 0; ///< claims no upload verified
-    std::uint64_t replaced_inputs = 0;    ///< over all slots
+    std::uint64_t replay_hash = 0;             ///< XXH3-64 of the replay file's bytes
+    std::uint64_t desyncs_verified = 0;        ///< uploads that differed from the server's world
+    std::uint64_t desyncs_unverified = 0;      ///< claims no upload verified
+    std::uint64_t replaced_inputs = 0;         ///< over all slots
     std::uint64_t bytes_in = 0, bytes_out = 0; ///< payload bytes of the match's connections
     double duration_s = 0;
 };

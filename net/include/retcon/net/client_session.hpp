@@ -24,7 +24,7 @@ namespace retcon {
 /// @brief Client-side choices that the server does not need to agree with.
 struct client_options {
     std::string name = "player";
-    bool spectator = false;           ///< watch without a slot
+    bool spectator = false; ///< watch without a slot
     /// @brief From a previous connection's welcome (`client_session::reconnect_token()`), to take
     /// the same slot back after a crash or a lost connection; the server then drops a stale
     /// connection still holding the slot (docs/net.md, "Spectators, late join, reconnect").

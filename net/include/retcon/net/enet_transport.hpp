@@ -47,8 +47,8 @@ namespace retcon {
  * spectators keep their slots. See docs/net.md, "Security model".
  */
 struct enet_options {
-    std::size_t max_peers = 32; ///< server: ENet peer slots, in any state (see enet_options_for_match)
-    std::uint32_t timeout_min_ms = 1000;  ///< ENet peer timeout bounds
+    std::size_t max_peers = 32;          ///< server: ENet peer slots, in any state (see enet_options_for_match)
+    std::uint32_t timeout_min_ms = 1000; ///< ENet peer timeout bounds
     std::uint32_t timeout_max_ms = 5000;
     std::uint32_t max_packet_bytes = 64u * 1024u; ///< server side: refuse larger packets
     std::uint32_t max_waiting_bytes = 1u << 20;   ///< server side: cap buffered data per host

@@ -41,11 +41,11 @@ inline constexpr std::uint8_t channel_count = 3;
 /// @brief Limits that keep every message small and every decoder bounded.
 struct limits {
     static constexpr std::size_t max_players = 32;
-    static constexpr std::size_t max_input_size = 64;        ///< bytes per player per frame
+    static constexpr std::size_t max_input_size = 64; ///< bytes per player per frame
     static constexpr std::size_t max_frames_per_packet = 64;
-    static constexpr std::size_t max_packet = 1200;          ///< stay under a typical MTU
-    static constexpr std::size_t snapshot_chunk = 1000;      ///< payload bytes per snapshot chunk
-    static constexpr std::size_t max_snapshot = 64u << 20;   ///< largest snapshot transfer accepted
+    static constexpr std::size_t max_packet = 1200;        ///< stay under a typical MTU
+    static constexpr std::size_t snapshot_chunk = 1000;    ///< payload bytes per snapshot chunk
+    static constexpr std::size_t max_snapshot = 64u << 20; ///< largest snapshot transfer accepted
     static constexpr std::size_t max_name = 32;
     static constexpr std::size_t max_text = 512;
     static constexpr std::size_t max_input_delay = 60; ///< frames; bound of both welcome delays
@@ -68,13 +68,13 @@ enum class message_kind : std::uint8_t {
 /// version 1 reasons: those settings are now the server's, adopted from the welcome; neither
 /// is reused.
 enum class reject_reason : std::uint8_t {
-    protocol = 1, ///< protocol version differs, or the client is big-endian
-    schema = 2,   ///< world schema hash differs
-    input = 3,    ///< input size or layout differs
-    content = 4,  ///< game content version differs
-    full = 6,     ///< no free player slot
-    token = 7,    ///< reconnect token unknown
-    spectators = 9, ///< no free spectator place (server_options::max_spectators)
+    protocol = 1,    ///< protocol version differs, or the client is big-endian
+    schema = 2,      ///< world schema hash differs
+    input = 3,       ///< input size or layout differs
+    content = 4,     ///< game content version differs
+    full = 6,        ///< no free player slot
+    token = 7,       ///< reconnect token unknown
+    spectators = 9,  ///< no free spectator place (server_options::max_spectators)
     join_token = 10, ///< join token missing, malformed, forged, expired, reused or for another fleet
     match = 11,      ///< the token's match has ended or differs, or no match has room
     draining = 12,   ///< the server is shutting down and admits nobody
@@ -108,16 +108,16 @@ struct hello_msg {
 /// @brief Server → client, reliable: accepted, and the match settings the client adopts; a
 /// snapshot transfer follows on channel::snapshots.
 struct welcome_msg {
-    std::uint8_t slot = 0xff;          ///< 0xff: spectator
-    std::uint8_t max_players = 0;      ///< player slots (1..limits::max_players)
-    std::uint16_t tick_hz = 60;        ///< simulation rate (> 0)
-    std::uint8_t input_delay = 2;      ///< the client's input delay (the lowest when adaptive)
-    std::uint8_t max_input_delay = 2;  ///< the highest it may adapt to (≥ input_delay; equal: fixed)
-    frame_t server_frame = 0;          ///< the server's next frame when it sent this
+    std::uint8_t slot = 0xff;         ///< 0xff: spectator
+    std::uint8_t max_players = 0;     ///< player slots (1..limits::max_players)
+    std::uint16_t tick_hz = 60;       ///< simulation rate (> 0)
+    std::uint8_t input_delay = 2;     ///< the client's input delay (the lowest when adaptive)
+    std::uint8_t max_input_delay = 2; ///< the highest it may adapt to (≥ input_delay; equal: fixed)
+    frame_t server_frame = 0;         ///< the server's next frame when it sent this
     /// Flags bit 0: report world hashes of confirmed frames (players always; spectators only
     /// when the server verifies them, server_options::verify_spectators).
     bool report_checksums = true;
-    reconnect_token token;             ///< reconnect token for this slot (empty for a spectator)
+    reconnect_token token; ///< reconnect token for this slot (empty for a spectator)
 };
 
 /// @brief Server → client, reliable: refused, with a reason the client shows.
@@ -130,28 +130,28 @@ struct reject_msg {
 /// [first_frame, first_frame + count), all those the server has not acknowledged yet.
 struct input_msg {
     std::uint8_t slot = 0;
-    frame_t ack_confirmed = 0;             ///< client holds every confirmed frame below this
+    frame_t ack_confirmed = 0; ///< client holds every confirmed frame below this
     frame_t first_frame = 0;
     std::uint8_t count = 0;
-    std::uint32_t client_time_ms = 0;      ///< echoed back for round-trip time
+    std::uint32_t client_time_ms = 0; ///< echoed back for round-trip time
     frame_t checksum_frame = no_frame;
-    std::uint64_t checksum = 0;            ///< world hash after checksum_frame (confirmed)
-    std::vector<std::byte> inputs;         ///< count × input_size bytes (decoded form)
+    std::uint64_t checksum = 0;    ///< world hash after checksum_frame (confirmed)
+    std::vector<std::byte> inputs; ///< count × input_size bytes (decoded form)
 };
 
 /// @brief Server → client, unreliable, every tick: confirmed frames [first_frame, +count),
 /// each with every slot's flags and input, plus timing feedback.
 struct confirmed_msg {
-    frame_t ack_input = 0;                 ///< server holds this client's inputs below this frame
-    std::int16_t margin_ms = 0;            ///< low percentile of how early this client's inputs arrive
-    std::uint32_t echo_time_ms = 0;        ///< last client_time_ms received
-    std::uint16_t hold_ms = 0;             ///< time between receiving it and sending this
-    frame_t server_frame = 0;              ///< the server's next frame
+    frame_t ack_input = 0;          ///< server holds this client's inputs below this frame
+    std::int16_t margin_ms = 0;     ///< low percentile of how early this client's inputs arrive
+    std::uint32_t echo_time_ms = 0; ///< last client_time_ms received
+    std::uint16_t hold_ms = 0;      ///< time between receiving it and sending this
+    frame_t server_frame = 0;       ///< the server's next frame
     frame_t first_frame = 0;
     std::uint8_t count = 0;
     std::uint8_t players = 0;
-    std::uint8_t base = 0;                 ///< 1: deltas start from the record of first_frame - 1
-    std::vector<std::byte> frames;         ///< count × (players flags + players × input_size) (decoded)
+    std::uint8_t base = 0;         ///< 1: deltas start from the record of first_frame - 1
+    std::vector<std::byte> frames; ///< count × (players flags + players × input_size) (decoded)
 };
 
 /// @brief One piece of a snapshot transfer (a whole snapshot file's bytes).
@@ -205,7 +205,8 @@ void encode(const reject_msg &m, std::vector<std::byte> &out);
 /// @brief @p base is the input before first_frame (pass an empty span: zeros).
 void encode(const input_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out);
 /// @brief @p base is the frame record before first_frame when m.base is 1 (ignored otherwise).
-void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base, std::vector<std::byte> &out);
+void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std::byte> base,
+            std::vector<std::byte> &out);
 void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out);
 void encode(const desync_msg &m, std::vector<std::byte> &out);
 void encode(const bye_msg &m, std::vector<std::byte> &out);
@@ -220,12 +221,12 @@ void encode(const bye_msg &m, std::vector<std::byte> &out);
 /// @brief Decodes the header only (slot, frames, count; `inputs` untouched) so the receiver
 /// can choose the base; the payload's length is checked, not its content.
 [[nodiscard]] result<void> decode_header(std::span<const std::byte> in, input_msg &m);
-[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
-                                  input_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size,
+                                  std::span<const std::byte> base, input_msg &m);
 /// @brief Decodes the header only (`frames` untouched); see decode_header(in, input_msg&).
 [[nodiscard]] result<void> decode_header(std::span<const std::byte> in, confirmed_msg &m);
-[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::span<const std::byte> base,
-                                  confirmed_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, std::size_t input_size,
+                                  std::span<const std::byte> base, confirmed_msg &m);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, snapshot_chunk_msg &m);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, desync_msg &m);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, bye_msg &m);

@@ -23,7 +23,7 @@ namespace retcon {
 struct server_admission {
     bool allowed = true;
     wire::reject_reason reason = wire::reject_reason::join_token; ///< sent when refused
-    std::string text;            ///< why not, for the client (refused only)
+    std::string text;                                             ///< why not, for the client (refused only)
     /// @brief The player slot this connection must take (-1: the session chooses). A slot held
     /// by another connection is refused as `full`, unless the same `player_id` holds it (a
     /// stale connection: dropped).
@@ -51,24 +51,24 @@ struct server_options {
     std::filesystem::path forensics_dir;
     /// @name Limits a hostile client meets (docs/net.md, "Security model")
     /// @{
-    std::uint32_t max_spectators = 8;         ///< spectator places, apart from player slots (0: none)
+    std::uint32_t max_spectators = 8; ///< spectator places, apart from player slots (0: none)
     /// @brief A connection must complete the handshake (a valid `hello`) within this long, or it
     /// is dropped: a half-open connection never holds a place for long (> 0).
     std::uint32_t hello_timeout_ms = 2000;
     /// @brief A client must acknowledge a snapshot sent to it (join or resync) within this long,
     /// or it is dropped (> 0).
     std::uint32_t load_timeout_ms = 30000;
-    std::uint32_t max_packets_per_second = 600;    ///< flood limit per client
-    std::uint32_t max_uploads_per_client = 2;      ///< desync snapshots accepted per client
+    std::uint32_t max_packets_per_second = 600; ///< flood limit per client
+    std::uint32_t max_uploads_per_client = 2;   ///< desync snapshots accepted per client
     /// @brief An upload may be at most this many times the size of the server's own image
     /// nearest before that frame (a client that diverged a little has an image of about the
     /// same size).
     std::uint32_t upload_size_factor = 4;
-    std::uint32_t max_upload_bytes = 16u << 20;    ///< absolute size cap of one upload
+    std::uint32_t max_upload_bytes = 16u << 20; ///< absolute size cap of one upload
     /// @brief Bytes all uploads in progress may reserve together; a mismatch that would exceed it
     /// is not verified by an upload.
     std::uint64_t upload_budget_bytes = 32u << 20;
-    std::uint32_t upload_timeout_ms = 5000;        ///< an upload not complete by then is abandoned (> 0)
+    std::uint32_t upload_timeout_ms = 5000; ///< an upload not complete by then is abandoned (> 0)
     /// @brief At most one resynchronising snapshot per client per this long (claims that arrive
     /// before it is sent stem from the same divergence and are not compared; 0: no limit).
     std::uint32_t resync_interval_ms = 1000;
@@ -82,7 +82,7 @@ struct server_options {
     /// like players'); off, a spectator's checksum is ignored.
     bool verify_spectators = false;
     /// @}
-    std::uint32_t history_frames = 256;            ///< confirmed frames kept for resending
+    std::uint32_t history_frames = 256; ///< confirmed frames kept for resending
     /// @brief How many checksum frames back the server can still compare a client's upload
     /// with its own snapshot of that frame (docs/net.md, "Desync forensics"). With
     /// forensic_interval > 1 the reach drops by up to forensic_interval - 1 as the ring turns

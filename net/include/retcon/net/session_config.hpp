@@ -29,11 +29,11 @@ namespace retcon {
  * - **local**: prediction, prediction_window, checksum_interval, interrupt_ms, disconnect_ms.
  */
 struct session_config {
-    std::uint16_t tick_hz = 60;         ///< fixed simulation rate (the server's; adopted by clients)
-    std::uint8_t max_players = 2;       ///< player slots (the server's; adopted by clients)
-    std::uint16_t input_size = 4;       ///< bytes of one player's input (must match)
-    std::uint64_t input_layout_hash = 0;///< layout of the input type (must match)
-    std::uint64_t content_version = 0;  ///< the game's own content/version number (must match)
+    std::uint16_t tick_hz = 60;          ///< fixed simulation rate (the server's; adopted by clients)
+    std::uint8_t max_players = 2;        ///< player slots (the server's; adopted by clients)
+    std::uint16_t input_size = 4;        ///< bytes of one player's input (must match)
+    std::uint64_t input_layout_hash = 0; ///< layout of the input type (must match)
+    std::uint64_t content_version = 0;   ///< the game's own content/version number (must match)
     /// @brief How a late input is substituted (server) and a remote one predicted (client): the
     /// same rule on both sides. Default: repeat the last input.
     prediction_rule prediction;
@@ -44,10 +44,10 @@ struct session_config {
     /// between the two, one frame per second at most. The server's value bounds every client
     /// (0..60; at or below input_delay: a fixed delay).
     std::uint8_t max_input_delay = 0;
-    std::uint32_t prediction_window = 16;  ///< frames a client may run ahead of confirmed inputs
-    std::uint32_t checksum_interval = 1;   ///< compare world hashes every Nth confirmed frame (0: never)
-    std::uint32_t interrupt_ms = 500;      ///< silence before "network interrupted"
-    std::uint32_t disconnect_ms = 5000;    ///< silence before "disconnected"
+    std::uint32_t prediction_window = 16; ///< frames a client may run ahead of confirmed inputs
+    std::uint32_t checksum_interval = 1;  ///< compare world hashes every Nth confirmed frame (0: never)
+    std::uint32_t interrupt_ms = 500;     ///< silence before "network interrupted"
+    std::uint32_t disconnect_ms = 5000;   ///< silence before "disconnected"
 };
 
 /// @brief A config for input type Input (trivially copyable; declared with RETCON_COMPONENT so

@@ -14,11 +14,11 @@ namespace retcon {
 
 /// @brief Impairments applied to one direction of a simulated link.
 struct link_conditions {
-    std::uint32_t latency_ms = 0;  ///< one-way base delay
-    std::uint32_t jitter_ms = 0;   ///< uniform extra delay in [0, jitter]
-    double loss = 0.0;             ///< probability an unreliable packet is dropped
-    double duplicate = 0.0;        ///< probability an unreliable packet is delivered twice
-    double reorder = 0.0;          ///< probability an unreliable packet gets extra delay (arrives late)
+    std::uint32_t latency_ms = 0; ///< one-way base delay
+    std::uint32_t jitter_ms = 0;  ///< uniform extra delay in [0, jitter]
+    double loss = 0.0;            ///< probability an unreliable packet is dropped
+    double duplicate = 0.0;       ///< probability an unreliable packet is delivered twice
+    double reorder = 0.0;         ///< probability an unreliable packet gets extra delay (arrives late)
 };
 
 /**
@@ -58,7 +58,8 @@ public:
     [[nodiscard]] std::uint64_t bytes_up(std::size_t client) const;
     [[nodiscard]] std::uint64_t bytes_down(std::size_t client) const;
     /// @brief Injects raw bytes as if client @p client sent them (hostile-client tests).
-    void inject_from_client(std::size_t client, wire::channel ch, std::span<const std::byte> data, std::uint64_t now_ms);
+    void inject_from_client(std::size_t client, wire::channel ch, std::span<const std::byte> data,
+                            std::uint64_t now_ms);
 
 private:
     struct impl;

@@ -20,8 +20,8 @@ namespace retcon {
 
 /// @brief The first non-determinism a sync test found (docs/net.md, "Sync test").
 struct sync_test_failure {
-    frame_t frame = 0;                 ///< frame whose re-simulation differed
-    std::size_t stage_index = 0;       ///< stage after which the hashes first differed (0: apply inputs)
+    frame_t frame = 0;           ///< frame whose re-simulation differed
+    std::size_t stage_index = 0; ///< stage after which the hashes first differed (0: apply inputs)
     /// @brief Name of that stage: "apply inputs" or a system's name for a structured step,
     /// "step" for an opaque one.
     std::string stage;
@@ -32,8 +32,8 @@ struct sync_test_failure {
     /// (first run -> re-simulation; see `sync_test` for how it is found). At most 32 lines, the
     /// last one then says how many more differ; empty if the difference could not be reproduced.
     std::vector<std::string> fields;
-    std::uint64_t expected = 0;        ///< hash after the stage in the first run
-    std::uint64_t actual = 0;          ///< hash after the stage in the re-simulation
+    std::uint64_t expected = 0; ///< hash after the stage in the first run
+    std::uint64_t actual = 0;   ///< hash after the stage in the re-simulation
     /// @brief One line for logs: "frame 42, stage 'physics': ship_pos.x of entity 12v3: 1049 -> 49
     /// (sections ship_pos)".
     [[nodiscard]] std::string describe() const;

@@ -31,7 +31,7 @@ struct image_header {
     std::uint32_t group_count = 0;
     std::uint32_t resource_bytes = 0;
     std::uint32_t reserved = 0;
-    std::uint64_t total_size = 0;  ///< bytes in the whole image, header included
+    std::uint64_t total_size = 0; ///< bytes in the whole image, header included
 };
 static_assert(sizeof(image_header) == 64, "image_header is a 64-byte on-disk structure");
 
@@ -139,7 +139,8 @@ result<image_view> parse_image(std::span<const std::byte> image, std::span<const
 
 /// @brief parse_image into a caller-owned view whose vectors are reused (no allocation once
 /// they have grown to the pool count).
-result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes, image_view &out);
+result<void> parse_image(std::span<const std::byte> image, std::span<const std::uint32_t> element_sizes,
+                         image_view &out);
 
 } // namespace retcon
 

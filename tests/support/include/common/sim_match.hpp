@@ -57,7 +57,8 @@ public:
         transport &t = server_counted ? static_cast<transport &>(*server_counted) : net.server();
         server = std::make_unique<server_session>(config, server_world, step_game, t, std::move(options));
         if (options_.keep_hashes)
-            server->on_confirmed([this](const frame_inputs &in, const world &, std::uint64_t h) { server_hashes[in.frame()] = h; });
+            server->on_confirmed(
+                [this](const frame_inputs &in, const world &, std::uint64_t h) { server_hashes[in.frame()] = h; });
     }
 
     sim_client &add_client(const link_conditions &up, const link_conditions &down, client_options opt = {}) {

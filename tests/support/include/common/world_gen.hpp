@@ -23,8 +23,8 @@ namespace retcon::test {
 
 /// @brief What the random operations may do.
 struct gen_options {
-    std::uint32_t ops_per_frame = 8;   ///< random operations per simulated frame
-    std::uint32_t max_entities = 200;  ///< creation stops at this many live entities
+    std::uint32_t ops_per_frame = 8;     ///< random operations per simulated frame
+    std::uint32_t max_entities = 200;    ///< creation stops at this many live entities
     std::uint32_t clear_percent_x10 = 1; ///< chance (per mille) that an operation clears the world
 };
 
@@ -123,7 +123,8 @@ inline void random_op(world &w, rng &r, const gen_options &opt = {}) {
     }
     case 9: // iteration order is state: sort a pool no group owns
         if (r.chance(50)) w.sort<health>([](const health &a, const health &b) { return a.hp < b.hp; });
-        else w.sort<name_tag>([](entity a, entity b) { return to_integral(a) > to_integral(b); });
+        else
+            w.sort<name_tag>([](entity a, entity b) { return to_integral(a) > to_integral(b); });
         break;
     case 10: // damage
         w.view<health>(exclude<frozen>).each([&r](health &h) {
@@ -133,8 +134,10 @@ inline void random_op(world &w, rng &r, const gen_options &opt = {}) {
     default: { // inventories change in place
         if (const entity e = pick_live(w, r); e != null_entity) {
             if (auto *inv = w.try_get<inventory>(e)) {
-                if (!inv->items.full() && r.chance(60)) inv->items.push_back(static_cast<std::uint16_t>(r.below(65536)));
-                else if (!inv->items.empty()) inv->items.pop_back();
+                if (!inv->items.full() && r.chance(60))
+                    inv->items.push_back(static_cast<std::uint16_t>(r.below(65536)));
+                else if (!inv->items.empty())
+                    inv->items.pop_back();
             }
         }
         break;

@@ -28,10 +28,10 @@ private:
 } // namespace retcon::test
 
 /// @brief Asserts that @p expr is reported as misuse with a message containing @p text.
-#define REQUIRE_MISUSE(expr, text)                                                                                 \
-    do {                                                                                                           \
-        ::retcon::test::throwing_misuse_handler retcon_handler_;                                                   \
-        REQUIRE_THROWS_WITH(expr, Catch::Contains(text));                                                          \
+#define REQUIRE_MISUSE(expr, text)                                                                                     \
+    do {                                                                                                               \
+        ::retcon::test::throwing_misuse_handler retcon_handler_;                                                       \
+        REQUIRE_THROWS_WITH(expr, Catch::Contains(text));                                                              \
     } while (0)
 
 #endif
