@@ -29,9 +29,11 @@ public:
     /// early); 0 before the first sample.
     [[nodiscard]] std::int16_t low_percentile() const noexcept {
         if (count_ == 0) return 0;
+        // The (count / 10)-th smallest: a selection, not a sort (the server asks every tick).
         std::array<std::int16_t, samples> m = margins_;
-        std::sort(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(count_));
-        return m[count_ / 10];
+        const auto kth = m.begin() + static_cast<std::ptrdiff_t>(count_ / 10);
+        std::nth_element(m.begin(), kth, m.begin() + static_cast<std::ptrdiff_t>(count_));
+        return *kth;
     }
 
     /// @brief Margins recorded so far, at most `samples`.

@@ -299,3 +299,28 @@ TEST_CASE("time_sync closed loop: from 200 ms or 40 ms off, the margin settles w
         CHECK(r.final_rate == 0.0);
     }
 }
+
+TEST_CASE("arrival_margins: the low percentile is the (n / 10)-th smallest of the last 30, for any order",
+          "[net][parts][time_sync]") {
+    std::uint64_t s = 0x9e3779b97f4a7c15u;
+    const auto next = [&s] {
+        s ^= s << 13u;
+        s ^= s >> 7u;
+        s ^= s << 17u;
+        return static_cast<int>(s % 2001u) - 1000;
+    };
+    for (int run = 0; run < 200; ++run) {
+        arrival_margins m;
+        std::vector<std::int16_t> all;
+        const int n = 1 + run % 45; // fewer than 30, exactly 30, and past the wrap
+        for (int i = 0; i < n; ++i) {
+            const int v = next();
+            m.add(v);
+            all.push_back(static_cast<std::int16_t>(v));
+        }
+        std::vector<std::int16_t> last(all.end() - std::min<std::ptrdiff_t>(n, 30), all.end());
+        std::sort(last.begin(), last.end());
+        INFO("run " << run << ", " << n << " samples");
+        CHECK(m.low_percentile() == last[last.size() / 10]);
+    }
+}
