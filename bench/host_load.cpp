@@ -803,7 +803,7 @@ private:
                                             "4095",      "--replay-dir",
                                             replay_dir_};
         server_ = std::make_unique<load::child_process>();
-        if (!server_->start(s_.server, args, cpu_server_, error)) return error;
+        if (!server_->start(s_.server, args, cpu_server, error)) return error;
         if (!pump_while_not([&] { return port_ != 0 || server_->exited(); }, 10000) || port_ == 0)
             return "demo_server did not start (" + s_.server + ")";
         if (metrics_port_ == 0) return "demo_server printed no metrics port";
@@ -818,7 +818,7 @@ private:
                                                  "--name",     c->name,
                                                  "--seed",     std::to_string(i),
                                                  "--duration", "900"};
-            if (!c->proc.start(s_.client, cargs, cpu_generator_, error)) return error;
+            if (!c->proc.start(s_.client, cargs, cpu_generator, error)) return error;
             full_.push_back(std::move(c));
         }
         const bool full_in = pump_while_not(
@@ -1005,7 +1005,7 @@ private:
     }
 
 public:
-    int cpu_server_ = 0, cpu_generator_ = 1;
+    int cpu_server = 0, cpu_generator = 1;
 
 private:
     const settings &s_;
@@ -1190,7 +1190,7 @@ int main(int argc, char **argv) {
     if (two && !load::pin_self(1)) std::fprintf(stderr, "retcon_host_load: cannot pin itself to CPU 1\n");
     if (!two) {
         std::fprintf(stderr, "retcon_host_load: fewer than 2 CPUs: server and generator are not pinned\n");
-        run.cpu_server_ = run.cpu_generator_ = -1;
+        run.cpu_server = run.cpu_generator = -1;
     }
     std::printf(
         "retcon_host_load: demo_server %s, 4 players per match, 60 Hz; warm-up %.0f s, window %.0f s; server on CPU 0, "

@@ -5,7 +5,7 @@
 #     --all        every tracked .cpp .hpp .h .c file (the default)
 #     BASE         only the files changed from BASE (a commit, e.g. origin/main or HEAD~3) to the
 #                  work tree
-#     --no-fail    report, but exit 0 (CI, until the whole tree is formatted once)
+#     --no-fail    report, but exit 0
 # clang-tidy reads the .cpp and .c files build/ci compiles (configured here if missing) and,
 # for a public header, the unit tests/headers compiles it alone in; it reports the findings in
 # the files checked. Installs clang-format-14 and clang-tidy-14 (Debian 12) when missing.

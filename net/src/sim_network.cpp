@@ -36,7 +36,7 @@ struct sim_network::impl {
     public:
         endpoint(impl &net, std::size_t index) : net_{net}, index_{index} {}
         void send(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
-            net_.send(index_, index_ == server_index ? static_cast<std::size_t>(peer) : index_, ch, data, now_);
+            net_.send(index_, index_ == server_index ? static_cast<std::size_t>(peer) : index_, ch, data, clock_ms);
         }
         void disconnect(peer_id peer) override {
             if (index_ == server_index) {
@@ -46,12 +46,12 @@ struct sim_network::impl {
             }
         }
         void poll(std::uint64_t now_ms, transport_handler &h) override {
-            now_ = now_ms;
+            clock_ms = now_ms;
             net_.poll(index_, now_ms, h);
         }
         // Virtual time: nothing arrives while the caller waits, so there is nothing to wait for.
         bool wait(std::chrono::microseconds) override { return false; }
-        std::uint64_t now_ = 0;
+        std::uint64_t clock_ms = 0;
 
     private:
         impl &net_;
@@ -217,7 +217,7 @@ void sim_network::set_blackout(std::size_t client, bool blackout) {
     auto &l = impl_->links.at(client);
     const bool was = l.blackout;
     l.blackout = blackout;
-    if (was && !blackout) impl_->release_held(client, impl_->clients[client]->now_);
+    if (was && !blackout) impl_->release_held(client, impl_->clients[client]->clock_ms);
 }
 
 std::uint64_t sim_network::bytes_up(std::size_t client) const { return impl_->links.at(client).bytes_up; }

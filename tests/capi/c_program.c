@@ -693,29 +693,29 @@ static void add_link(rc_world *world, rc_entity e, uint32_t n) {
  * value once in each, through rows == NULL chunks in the first two and row-indexed chunks in the
  * third. */
 static void test_layouts(const rc_schema *schema) {
-    enum { N = 40 };
+    enum { entity_count = 40 };
     rc_world *grouped = make_world(schema, 0);
     rc_world *aligned = make_world(schema, 0);
     rc_world *churned = make_world(schema, 0);
-    rc_entity e[N];
+    rc_entity e[entity_count];
     int64_t expected = 0;
     layout_count lg = {0, 0, 0, 0}, la = {0, 0, 0, 0}, lc = {0, 0, 0, 0};
     uint32_t i;
     if (grouped == NULL || aligned == NULL || churned == NULL) return;
 
     /* The group {body, target}: bodies forward, targets backward, some entities with one only. */
-    for (i = 0; i < N; ++i) CALL(rc_entity_create(grouped, &e[i]), rc_world_last_error(grouped));
-    for (i = 0; i < N; ++i) {
+    for (i = 0; i < entity_count; ++i) CALL(rc_entity_create(grouped, &e[i]), rc_world_last_error(grouped));
+    for (i = 0; i < entity_count; ++i) {
         body b = {0.0f, 0.0f, 0.0f, 0.0f, (int32_t)i};
         if (i % 7u == 3u) continue;
         CALL(rc_component_add(grouped, e[i], id.body, &b, sizeof b), rc_world_last_error(grouped));
     }
-    for (i = N; i-- > 0;) {
+    for (i = entity_count; i-- > 0;) {
         target t = {{0.0f, 0.0f}, (int32_t)(i * 100u)};
         if (i % 4u == 1u) continue;
         CALL(rc_component_add(grouped, e[i], id.target, &t, sizeof t), rc_world_last_error(grouped));
     }
-    for (i = 0; i < N; ++i)
+    for (i = 0; i < entity_count; ++i)
         if (i % 7u != 3u && i % 4u != 1u) expected += (int64_t)i + (int64_t)i * 100;
     CHECK(sum_query(grouped, id.body, id.target, &lg) == expected);
     CHECK(lg.elements == 25u);
@@ -725,31 +725,32 @@ static void test_layouts(const rc_schema *schema) {
 
     /* Same order: counter then link, entity by entity. */
     expected = 0;
-    for (i = 0; i < N; ++i) {
+    for (i = 0; i < entity_count; ++i) {
         CALL(rc_entity_create(aligned, &e[i]), rc_world_last_error(aligned));
         add_counter(aligned, e[i], i, (uint64_t)i * 1000u);
         add_link(aligned, e[i], i);
         expected += (int64_t)i * 1000;
     }
     CHECK(sum_query(aligned, id.counter, id.link, &la) == expected);
-    CHECK(la.elements == N);
+    CHECK(la.elements == entity_count);
     CHECK(la.aligned > 0 && la.indexed == 0);
 
     /* Churned: links in reverse, counters forward, then every third entity loses and regains its
      * counter and every fifth loses its link. */
     expected = 0;
-    for (i = 0; i < N; ++i) CALL(rc_entity_create(churned, &e[i]), rc_world_last_error(churned));
-    for (i = N; i-- > 0;) add_link(churned, e[i], i);
-    for (i = 0; i < N; ++i) add_counter(churned, e[i], i, (uint64_t)i * 1000u);
-    for (i = 0; i < N; i += 3) {
+    for (i = 0; i < entity_count; ++i) CALL(rc_entity_create(churned, &e[i]), rc_world_last_error(churned));
+    for (i = entity_count; i-- > 0;) add_link(churned, e[i], i);
+    for (i = 0; i < entity_count; ++i) add_counter(churned, e[i], i, (uint64_t)i * 1000u);
+    for (i = 0; i < entity_count; i += 3) {
         CALL(rc_component_remove(churned, e[i], id.counter), rc_world_last_error(churned));
         add_counter(churned, e[i], i, (uint64_t)i * 7u);
     }
-    for (i = 0; i < N; i += 5) CALL(rc_component_remove(churned, e[i], id.link), rc_world_last_error(churned));
-    for (i = 0; i < N; ++i)
+    for (i = 0; i < entity_count; i += 5)
+        CALL(rc_component_remove(churned, e[i], id.link), rc_world_last_error(churned));
+    for (i = 0; i < entity_count; ++i)
         if (i % 5u != 0u) expected += (int64_t)(i % 3u == 0u ? (uint64_t)i * 7u : (uint64_t)i * 1000u);
     CHECK(sum_query(churned, id.counter, id.link, &lc) == expected);
-    CHECK(lc.elements == N - N / 5);
+    CHECK(lc.elements == entity_count - entity_count / 5);
     CHECK(lc.indexed > 0);
 
     /* Writes through row-indexed chunks land in the pools: add 1 to every total, read back. */
@@ -766,7 +767,7 @@ static void test_layouts(const rc_schema *schema) {
             }
             rc_query_destroy(q);
         }
-        for (i = 0; i < N; ++i) {
+        for (i = 0; i < entity_count; ++i) {
             void *got = NULL;
             const uint64_t base = i % 3u == 0u ? (uint64_t)i * 7u : (uint64_t)i * 1000u;
             CALL(rc_component_get(churned, e[i], id.counter, &got), rc_world_last_error(churned));
