@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config_check.hpp"
+#include "forensic_upload.hpp"
 #include "forensics.hpp"
 #include "frame_ring.hpp"
 #include "rate_meter.hpp"
@@ -47,19 +48,14 @@ struct server_session::impl final : transport_handler {
         std::uint64_t bytes_in = 0, bytes_out = 0;
         std::uint32_t packets_in_second = 0;
         std::uint64_t second_start = 0;
-        // Uploads used and claims its own upload contradicted: kept per slot across reconnects.
-        std::uint32_t uploads = 0;
+        // Claims its own upload contradicted: kept per slot across reconnects, like its uploads.
         std::uint32_t false_claims = 0;
-        frame_t awaiting_upload = no_frame;
-        frame_t last_requested = no_frame; // frames only grow: late chunks of earlier ones are ignored
-        std::uint64_t upload_started = 0;
-        std::size_t upload_reserved = 0; // bytes of the server-wide upload budget it holds
         frame_t last_checksum_frame = no_frame;
-        internal::snapshot_receiver upload{0};
-        std::uint64_t last_resync = 0;  // when the last snapshot went out (the join's counts)
-        bool resync_due = false;        // a mismatch or a hopeless lag wants a snapshot
-        std::uint64_t ack_moved_at = 0; // when ack_confirmed last advanced (or a snapshot went out)
-        bool loaded = false;            // acknowledged the last snapshot (an ack at or past its frame)
+        internal::forensic_upload upload; // the snapshot the server asked it for, if any
+        std::uint64_t last_resync = 0;    // when the last snapshot went out (the join's counts)
+        bool resync_due = false;          // a mismatch or a hopeless lag wants a snapshot
+        std::uint64_t ack_moved_at = 0;   // when ack_confirmed last advanced (or a snapshot went out)
+        bool loaded = false;              // acknowledged the last snapshot (an ack at or past its frame)
     };
 
     session_config cfg;
@@ -80,7 +76,7 @@ struct server_session::impl final : transport_handler {
     std::map<peer_id, conn> conns;
 
     // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
-    // also has its arrival margins, rate meter and upload receiver.
+    // also has its arrival margins, rate meter and forensic upload.
     internal::slot_table slots;          // who holds each player slot
     internal::slot_inputs inputs;        // each slot's inputs, and the record confirmed for each frame
     internal::frame_ring history;        // the confirmed record of each recent frame
@@ -94,7 +90,7 @@ struct server_session::impl final : transport_handler {
     std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
     bool recording_started = false;
     std::uint32_t transfer_id = 1;
-    std::size_t upload_reserved_total = 0; // server-wide upload budget in use
+    internal::upload_budget uploads{0}; // server-wide, for all forensic uploads in progress
     // connection_refused events: at most one a second, counting the rest (docs/net.md).
     std::uint64_t refused_reported_at = 0;
     bool refused_reported = false;
@@ -116,6 +112,7 @@ struct server_session::impl final : transport_handler {
         slots.reset(players);
         if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
+        uploads = internal::upload_budget{opt.upload_budget_bytes};
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
         if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
@@ -194,14 +191,14 @@ struct server_session::impl final : transport_handler {
         if (it == conns.end()) return;
         conn &c = it->second;
         if (c.active && c.slot >= 0) {
-            slots.leave(static_cast<std::size_t>(c.slot), c.uploads, c.false_claims);
+            slots.leave(static_cast<std::size_t>(c.slot), c.upload.used(), c.false_claims);
             emit(session_event_kind::player_left, next_frame, c.slot, why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
         departed.replaced_inputs += c.st.replaced_inputs; // totals outlive the connection
         departed.desyncs += c.st.desyncs;
         departed.unverified_desyncs += c.st.unverified_desyncs;
-        release_upload(c);
+        c.upload.finish(uploads);
         if (kick) net.disconnect(peer);
         conns.erase(it);
     }
@@ -302,7 +299,7 @@ struct server_session::impl final : transport_handler {
             const auto s = static_cast<std::size_t>(slot);
             const auto &taken = slots.take(s, c.peer, !h.reconnect_token.empty(), adm.player_id);
             inputs.assign(s);
-            c.uploads = taken.uploads;
+            c.upload.set_used(taken.uploads);
             c.false_claims = taken.false_claims;
             m.slot = static_cast<std::uint8_t>(slot);
             m.token = taken.token;
@@ -363,12 +360,6 @@ struct server_session::impl final : transport_handler {
         return static_cast<std::size_t>(std::min<std::uint64_t>(cap, opt.max_upload_bytes));
     }
 
-    void release_upload(conn &c) {
-        upload_reserved_total -= c.upload_reserved;
-        c.upload_reserved = 0;
-        c.upload = internal::snapshot_receiver{0}; // frees the bytes received so far
-    }
-
     /// A mismatch no upload verified. @p false_claim: the client's own upload contradicted its
     /// claim (unreadable, or no difference) — the only reason the client answers for; past
     /// max_false_claims it is dropped and this returns false (@p c is then gone). Reasons that
@@ -399,23 +390,15 @@ struct server_session::impl final : transport_handler {
         std::string unverified;
         const world_image *own = checksums.base_for(frame, history);
         std::size_t cap = 0;
-        if (c.awaiting_upload != no_frame) unverified = "an upload is still in progress";
-        else if (c.uploads >= opt.max_uploads_per_client)
-            unverified = "upload quota used";
+        if (const char *why = c.upload.refusal(opt.max_uploads_per_client)) unverified = why;
         else if (!own)
             unverified = "server snapshot of that frame no longer held";
-        else if (cap = upload_cap(*own); upload_reserved_total + cap > opt.upload_budget_bytes)
+        else if (cap = upload_cap(*own); !uploads.fits(cap))
             unverified = "the server's upload budget is in use";
         if (!unverified.empty()) {
             if (!note_unverified(c, frame, unverified)) return;
         } else {
-            ++c.uploads;
-            c.awaiting_upload = frame;
-            c.last_requested = frame;
-            c.upload_started = now;
-            c.upload = internal::snapshot_receiver{cap};
-            c.upload_reserved = cap;
-            upload_reserved_total += cap;
+            c.upload.request(frame, cap, now, uploads);
         }
         // An empty text asks the client for its snapshot; otherwise say why not (a client
         // uploads only when asked).
@@ -429,21 +412,20 @@ struct server_session::impl final : transport_handler {
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
         if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
-        if (c.awaiting_upload == no_frame || m.frame != c.awaiting_upload) {
-            // Late chunks of an earlier request (timed out, or superseded) are not hostile.
-            if (c.last_requested != no_frame && m.frame <= c.last_requested) return;
-            return hostile(c, "unrequested snapshot upload");
-        }
-        if (!c.upload.add(m))
-            return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload_reserved) +
+        switch (c.upload.add(m)) {
+        case internal::forensic_upload::chunk::late: return; // of a request that timed out or was answered
+        case internal::forensic_upload::chunk::unrequested: return hostile(c, "unrequested snapshot upload");
+        case internal::forensic_upload::chunk::inconsistent:
+            return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload.cap()) +
                                   " bytes)");
-        if (!c.upload.complete()) return;
-        const frame_t frame = c.awaiting_upload;
-        c.awaiting_upload = no_frame;
+        case internal::forensic_upload::chunk::accepted: return;
+        case internal::forensic_upload::chunk::complete: break;
+        }
+        const frame_t frame = c.upload.frame();
         read_limits limits;
-        limits.max_image_bytes = c.upload_reserved; // the decompressed image is capped like the file
+        limits.max_image_bytes = c.upload.cap(); // the decompressed image is capped like the file
         auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
-        release_upload(c);
+        c.upload.finish(uploads);
         std::string names;
         const world_image *own = nullptr;
         bool verified = false;
@@ -492,7 +474,7 @@ struct server_session::impl final : transport_handler {
         }
         // Chunks of an upload the server asked for are bounded by its cap and timeout instead:
         // an honest upload of half a megabyte is more than 600 packets a second on a fast link.
-        const bool awaited_chunk = ch == wire::channel::snapshots && c.awaiting_upload != no_frame;
+        const bool awaited_chunk = ch == wire::channel::snapshots && c.upload.awaiting();
         if (!awaited_chunk && ++c.packets_in_second > opt.max_packets_per_second) return hostile(c, "packet flood");
         if (ch == wire::channel::inputs && data.size() > wire::limits::max_packet)
             return hostile(c, "oversized packet (" + std::to_string(data.size()) + " bytes)");
@@ -648,7 +630,7 @@ struct server_session::impl final : transport_handler {
             if (!c.active && now - c.connected_at >= opt.hello_timeout_ms) half_open.push_back(peer);
             else if (c.active && !c.loaded && now - c.last_resync >= opt.load_timeout_ms)
                 not_loading.push_back(peer);
-            else if (c.awaiting_upload != no_frame && now - c.upload_started >= opt.upload_timeout_ms)
+            else if (c.upload.overdue(now, opt.upload_timeout_ms))
                 stalled.push_back(peer);
             else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms)
                 send_snapshot(c);
@@ -671,9 +653,7 @@ struct server_session::impl final : transport_handler {
         }
         for (const auto p : stalled) {
             conn &c = conns.find(p)->second;
-            const frame_t frame = c.awaiting_upload;
-            c.awaiting_upload = no_frame;
-            release_upload(c);
+            const frame_t frame = c.upload.finish(uploads);
             (void)note_unverified(c, frame,
                                   "the client's snapshot did not arrive within " +
                                       std::to_string(opt.upload_timeout_ms) + " ms");
