@@ -79,6 +79,8 @@ struct client_session::impl final : transport_handler {
                                                                                             2u} {
         internal::check_config(cfg, internal::config_side::client);
         checksums.reset(cfg.checksum_interval, forensic_slots);
+        delay.reset(cfg.input_delay, cfg.input_delay); // until the welcome says the match's
+        st.input_delay = delay.frames();
         isz = cfg.input_size;
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(

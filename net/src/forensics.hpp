@@ -17,17 +17,17 @@
 
 #include "frame_ring.hpp"
 
+// Desync forensics, the part every side shares (docs/net.md, "Desync forensics" and "Sync
+// test"): images of the world kept after checksum frames, so a mismatch found later can still be
+// compared, and one way of naming what diverged between two images. The client keeps the images
+// it may be asked to upload (checksum_reports); the server keeps the images it compares uploads
+// with (checksum_record) and names the difference for both players; the sync test names the
+// difference between a first run and its re-simulation (name_divergence).
+
 namespace retcon::internal {
 
-/**
- * @brief Desync forensics, the part every side shares (docs/net.md, "Desync forensics" and
- * "Sync test"): images of the world kept after checksum frames, so a mismatch found later can
- * still be compared, and one way of naming what diverged between two images.
- *
- * The client keeps the images it may be asked to upload; the server keeps the images it
- * compares uploads with and names the difference for both players; the sync test names the
- * difference between a first run and its re-simulation.
- */
+/// @brief Images of the world after some frames, in a fixed number of slots: the storage under
+/// `checksum_reports` and `checksum_record`.
 class kept_images {
 public:
     /// @brief Room for @p count images, all empty.
@@ -37,19 +37,25 @@ public:
     }
     [[nodiscard]] std::size_t size() const noexcept { return images_.size(); }
 
-    /// @brief Slot @p index (modulo the size) as the image of the world after @p frame, for the
-    /// caller to fill (`save(w, image, frame + 1)`: an image holds the world at the start of the
-    /// next frame). Its previous image is forgotten.
-    world_image &hold(std::size_t index, frame_t frame) {
+    /// @brief Keeps the image of the world after @p frame in slot @p index (modulo the size):
+    /// `fill(image)` writes it (`save(w, image, frame + 1)`: an image holds the world at the start
+    /// of the next frame). The slot's previous image is forgotten first, so if `fill` throws the
+    /// slot holds nothing rather than an image under the wrong frame. Returns the image.
+    template<class Fill>
+    const world_image &keep(std::size_t index, frame_t frame, Fill &&fill) {
         index %= images_.size();
+        frames_[index] = no_frame;
+        fill(images_[index]);
         frames_[index] = frame;
         return images_[index];
     }
-    /// @brief Forgets the image in slot @p index (modulo the size), e.g. after a failed fill.
+    /// @brief Forgets the image in slot @p index (modulo the size).
     void forget(std::size_t index) noexcept { frames_[index % images_.size()] = no_frame; }
 
-    /// @brief The image of the world after @p frame, or null if not kept.
+    /// @brief The image of the world after @p frame, or null if not kept (`no_frame`, the mark
+    /// of an empty slot, is never kept).
     [[nodiscard]] const world_image *after(frame_t frame) const noexcept {
+        if (frame == no_frame) return nullptr;
         for (std::size_t i = 0; i < images_.size(); ++i)
             if (frames_[i] == frame) return &images_[i];
         return nullptr;
@@ -106,10 +112,11 @@ public:
             if (f % interval_ != 0) continue;
             const world_image *start_of_next = f + 1u == current ? nullptr : start_of(f + 1u);
             if (f + 1u != current && !start_of_next) continue;
-            world_image &kept = kept_.hold(f / interval_, f);
-            if (start_of_next) kept = *start_of_next;
-            else
-                save(w, kept, f + 1u);
+            const world_image &kept = kept_.keep(f / interval_, f, [&](world_image &image) {
+                if (start_of_next) image = *start_of_next;
+                else
+                    save(w, image, f + 1u);
+            });
             pending_frame_ = f;
             pending_ = hash(kept);
             sends_ = 3;
@@ -141,8 +148,8 @@ private:
 
 /**
  * @brief The server's record of its own checksum frames, to verify a client's claim of a
- * mismatch (docs/net.md, "Desync forensics"): the hash of the world after each of the last
- * `hash_frames` frames it checksummed, and an image of the world after every `image_every`-th
+ * mismatch (docs/net.md, "Desync forensics"): the hash of the world after each checksum frame
+ * among the last `hash_frames` frames, and an image of the world after every `image_every`-th
  * checksum frame; the world after any checksum frame in between is rebuilt from the image before
  * it by re-simulating the confirmed inputs, on a world of its own created at the first rebuild.
  */
@@ -160,7 +167,9 @@ public:
     /// hash is @p h.
     void note(const world &w, frame_t frame, std::uint64_t n, std::uint64_t h) {
         std::memcpy(hashes_.put(frame), &h, sizeof h);
-        if (n % image_every_ == 0) save(w, kept_.hold(static_cast<std::size_t>(n / image_every_), frame), frame + 1u);
+        if (n % image_every_ == 0)
+            kept_.keep(static_cast<std::size_t>(n / image_every_), frame,
+                       [&](world_image &image) { save(w, image, frame + 1u); });
     }
 
     /// @brief The hash recorded after @p frame, if it was a checksum frame still held.
@@ -187,7 +196,8 @@ public:
     /// @brief The world after @p frame: a kept image, or one rebuilt with @p step from the kept
     /// image before it and the confirmed records in @p inputs (@p players slots of @p input_size
     /// bytes), checked against the hash recorded for @p frame. Null, with the reason in @p why,
-    /// when it cannot. @p schema is the live world's. Valid until the next call.
+    /// when it cannot. @p schema is the live world's. The image is valid until the next call of
+    /// `image_after`, `note` or `reset`.
     const world_image *image_after(frame_t frame, const schema &schema, const frame_ring &inputs,
                                    const step_function &step, std::size_t players, std::size_t input_size,
                                    std::string &why);

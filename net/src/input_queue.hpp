@@ -124,7 +124,7 @@ public:
      * frame already confirmed is `known`; one too far ahead of the confirmed end to hold is
      * `too_far` (a later packet repeats it). A frame before @p simulated_end (frames the client
      * already simulated) whose record differs from the one it used becomes the first wrong
-     * frame if it is earlier than the current one.
+     * frame, unless an earlier frame already is.
      */
     arrival confirm(frame_t frame, const std::byte *record, frame_t simulated_end) noexcept {
         if (frame < confirmed_end_ || confirmed_.has(frame)) return arrival::known;

@@ -56,10 +56,10 @@ result<std::string_view> text_bytes(reader &r, std::size_t n, std::size_t max, s
     return std::string_view{reinterpret_cast<const char *>(b.data()), b.size()};
 }
 
-// Zero-run coding: a non-zero byte stands for itself; 0x00 n stands for n+1 zero bytes.
 /// Appends the XOR + zero-run coding of @p inputs to @p out (docs/protocol.md, "Input coding"):
-/// each byte XOR the byte @p input_size earlier (for the first record: @p base, or zero), with
-/// runs of zeros as (0, run - 1). The XORed bytes are never stored: no scratch buffer.
+/// each byte XOR the byte @p input_size earlier (for the first record: @p base, or zero); a
+/// non-zero result stands for itself, 0x00 n for n + 1 zero bytes. The XORed bytes are never
+/// stored: no scratch buffer. @p inputs and @p base must not alias @p out.
 void xor_rle_append(std::vector<std::byte> &out, std::span<const std::byte> inputs, std::span<const std::byte> base,
                     std::size_t input_size) {
     const auto x = [&](std::size_t i) {
@@ -89,6 +89,8 @@ void append_coded_inputs(std::vector<std::byte> &out, std::span<const std::byte>
     out.resize(at + 2);
     xor_rle_append(out, inputs, base, input_size);
     const std::size_t n = out.size() - at - 2;
+    RETCON_ASSERT(n <= 0xffffu,
+                  "coded inputs longer than a u16 length can say (limits::max_packet keeps them shorter)");
     out[at] = std::byte(static_cast<std::uint8_t>(n));
     out[at + 1] = std::byte(static_cast<std::uint8_t>(n >> 8u));
 }

@@ -46,6 +46,10 @@ public:
     result<frame_t> resimulate(world &w, frame_t from, frame_t to, Simulate &&simulate) {
         if (auto r = ring_.restore(w, from); !r) return r.err();
         resimulating_ = true;
+        struct end_of_resimulation { // also when a step throws
+            bool &flag;
+            ~end_of_resimulation() { flag = false; }
+        } const guard{resimulating_};
         frame_t done = 0;
         for (frame_t f = from; f < to; ++f) {
             if (f != from) ring_.save(w, f);
@@ -56,7 +60,6 @@ public:
                 simulate(f);
             }
         }
-        resimulating_ = false;
         return done;
     }
 

@@ -90,7 +90,7 @@ struct server_session::impl final : transport_handler {
     std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
     bool recording_started = false;
     std::uint32_t transfer_id = 1;
-    internal::upload_budget uploads{0}; // server-wide, for all forensic uploads in progress
+    internal::upload_budget upload_room{0}; // server-wide, for all forensic uploads in progress
     // connection_refused events: at most one a second, counting the rest (docs/net.md).
     std::uint64_t refused_reported_at = 0;
     bool refused_reported = false;
@@ -112,7 +112,7 @@ struct server_session::impl final : transport_handler {
         slots.reset(players);
         if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
         if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
-        uploads = internal::upload_budget{opt.upload_budget_bytes};
+        upload_room = internal::upload_budget{opt.upload_budget_bytes};
         if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
         if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
@@ -198,7 +198,7 @@ struct server_session::impl final : transport_handler {
         departed.replaced_inputs += c.st.replaced_inputs; // totals outlive the connection
         departed.desyncs += c.st.desyncs;
         departed.unverified_desyncs += c.st.unverified_desyncs;
-        c.upload.finish(uploads);
+        c.upload.finish(upload_room);
         if (kick) net.disconnect(peer);
         conns.erase(it);
     }
@@ -393,12 +393,12 @@ struct server_session::impl final : transport_handler {
         if (const char *why = c.upload.refusal(opt.max_uploads_per_client)) unverified = why;
         else if (!own)
             unverified = "server snapshot of that frame no longer held";
-        else if (cap = upload_cap(*own); !uploads.fits(cap))
+        else if (cap = upload_cap(*own); !upload_room.fits(cap))
             unverified = "the server's upload budget is in use";
         if (!unverified.empty()) {
             if (!note_unverified(c, frame, unverified)) return;
         } else {
-            c.upload.request(frame, cap, now, uploads);
+            c.upload.request(frame, cap, now, upload_room);
         }
         // An empty text asks the client for its snapshot; otherwise say why not (a client
         // uploads only when asked).
@@ -425,7 +425,7 @@ struct server_session::impl final : transport_handler {
         read_limits limits;
         limits.max_image_bytes = c.upload.cap(); // the decompressed image is capped like the file
         auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
-        c.upload.finish(uploads);
+        c.upload.finish(upload_room);
         std::string names;
         const world_image *own = nullptr;
         bool verified = false;
@@ -653,7 +653,7 @@ struct server_session::impl final : transport_handler {
         }
         for (const auto p : stalled) {
             conn &c = conns.find(p)->second;
-            const frame_t frame = c.upload.finish(uploads);
+            const frame_t frame = c.upload.finish(upload_room);
             (void)note_unverified(c, frame,
                                   "the client's snapshot did not arrive within " +
                                       std::to_string(opt.upload_timeout_ms) + " ms");

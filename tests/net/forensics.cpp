@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <stdexcept>
 #include <vector>
 
 #include "forensics.hpp"
@@ -71,7 +72,7 @@ TEST_CASE("kept_images holds an image per frame and finds it after that frame", 
     const std::array<frame_t, 4> frames{8, 16, 24, 32};
     for (std::size_t i = 0; i < 4; ++i) {
         w.emplace<ship_pos>(w.create(), static_cast<std::int32_t>(i), 1);
-        save(w, k.hold(i, frames[i]), frames[i] + 1u);
+        k.keep(i, frames[i], [&](world_image &img) { save(w, img, frames[i] + 1u); });
         hashes[i] = hash(w);
     }
     for (std::size_t i = 0; i < 4; ++i) {
@@ -91,9 +92,9 @@ TEST_CASE("kept_images: newest_at_or_before picks the newest kept frame not afte
     k.reset(4);
     world w = game_world(1);
     // Filled out of order: the slots do not follow the frames.
-    save(w, k.hold(0, 24), 25);
-    save(w, k.hold(1, 8), 9);
-    save(w, k.hold(2, 16), 17);
+    k.keep(0, 24, [&](world_image &img) { save(w, img, 25); });
+    k.keep(1, 8, [&](world_image &img) { save(w, img, 9); });
+    k.keep(2, 16, [&](world_image &img) { save(w, img, 17); });
     frame_t at = 12345; // whatever the caller had there
     CHECK(k.newest_at_or_before(7, at) == nullptr);
     at = 12345;
@@ -114,15 +115,14 @@ TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, 
     kept_images k;
     k.reset(3);
     world w = game_world(2);
-    save(w, k.hold(0, 0), 1);
-    save(w, k.hold(1, 10), 11);
-    save(w, k.hold(2, 20), 21);
+    k.keep(0, 0, [&](world_image &img) { save(w, img, 1); });
+    k.keep(1, 10, [&](world_image &img) { save(w, img, 11); });
+    k.keep(2, 20, [&](world_image &img) { save(w, img, 21); });
     const world_image *slot1 = k.after(10);
     REQUIRE(slot1 != nullptr);
     // Index 4 is slot 1: frame 40 replaces frame 10 in the same image.
-    world_image &img = k.hold(4, 40);
+    const world_image &img = k.keep(4, 40, [&](world_image &x) { save(w, x, 41); });
     CHECK(&img == slot1);
-    save(w, img, 41);
     CHECK(k.after(10) == nullptr);
     CHECK(k.after(40) == slot1);
     frame_t at = 0;
@@ -472,4 +472,19 @@ TEST_CASE("checksum_reports with interval 0 hashes nothing, and a skipped frame 
     CHECK(heard == 2);
     CHECK(two.image_after(0) != nullptr);
     CHECK(two.image_after(2) == nullptr);
+}
+
+TEST_CASE("kept_images: a fill that throws leaves its slot empty, and no_frame is never kept",
+          "[net][parts][forensics]") {
+    world w = game_world(2);
+    kept_images k;
+    k.reset(2);
+    CHECK(k.after(no_frame) == nullptr); // every empty slot is marked no_frame
+    k.keep(0, 6, [&](world_image &img) { save(w, img, 7); });
+    REQUIRE(k.after(6) != nullptr);
+    CHECK_THROWS_AS(k.keep(2, 8, [](world_image &) { throw std::runtime_error("out of memory"); }), std::runtime_error);
+    CHECK(k.after(8) == nullptr); // not an old image under the new frame
+    CHECK(k.after(6) == nullptr); // slot 0 (index 2) was given up before the fill
+    frame_t at = 0;
+    CHECK(k.newest_at_or_before(100, at) == nullptr);
 }

@@ -207,3 +207,15 @@ TEST_CASE("a client whose server never answers gives up after connect_timeout_ms
     CHECK(evs.back().kind == session_event_kind::disconnected);
     CHECK(evs.back().text.find("the server") == 0);
 }
+
+TEST_CASE("a client reports its configured input delay in its stats before the welcome", "[net][handshake]") {
+    sim_network net{45};
+    world w{game_schema()};
+    init_game(w);
+    session_config cfg = game_config(2);
+    cfg.input_delay = 3;
+    client_session c{cfg, w, step_game, net.connect({10, 0, 0.0}, {10, 0, 0.0})};
+    CHECK(c.stats().input_delay == 3);
+    c.poll(1);
+    CHECK(c.stats().input_delay == 3); // still connecting: the match's delay comes with the welcome
+}

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "input_queue.hpp"
@@ -232,4 +233,17 @@ TEST_CASE("a client-style rollback of wrong predictions ends at the world of the
     for (frame_t f = 0; f < frames; ++f) step_record(scratch, f, server_record(f).data());
     CHECK(hash(w) == hash(scratch));
     CHECK(q.take_first_wrong() == no_frame);
+}
+
+TEST_CASE("rollback::is_resimulating is false again when a re-simulated step throws", "[net][parts][rollback]") {
+    world w = new_world();
+    rollback rb{8};
+    std::vector<std::uint64_t> first;
+    run_true(w, 6, &rb, first);
+    CHECK_THROWS_AS(rb.resimulate(w, 2, 6,
+                                  [](frame_t f) {
+                                      if (f == 4) throw std::runtime_error("a step that throws");
+                                  }),
+                    std::runtime_error);
+    CHECK_FALSE(rb.is_resimulating());
 }
