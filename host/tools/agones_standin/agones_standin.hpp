@@ -39,7 +39,7 @@ struct agones_standin_options {
 
     /// @brief GameServer `spec.counters`: name, count, capacity (0 ≤ count ≤ capacity).
     std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> counters{{"rooms", 0, 10}};
-    std::string name = "local";         ///< `object_meta.name`
+    std::string name = "local"; ///< `object_meta.name`
     // NOLINTNEXTLINE(readability-identifier-naming): `namespace` is a keyword
     std::string namespace_ = "default"; ///< `object_meta.namespace`
 
