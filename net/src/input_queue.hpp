@@ -78,7 +78,7 @@ public:
         for (; local_next_ <= last; ++local_next_) {
             std::byte *dst = local_.put(local_next_);
             const std::size_t n = std::min(isz_, input.size());
-            std::memcpy(dst, input.data(), n);
+            if (n != 0) std::memcpy(dst, input.data(), n); // an empty span's data() may be null
             std::memset(dst + n, 0, isz_ - n);
         }
     }
