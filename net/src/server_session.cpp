@@ -533,8 +533,12 @@ struct server_session::impl final : transport_handler {
         const frame_t f = next_frame;
         std::byte *r = history.put(f);
         inputs.confirm(
-            f, r, [this](std::size_t s) { return slots[s].owner != no_peer && conns.count(slots[s].owner) != 0; },
-            [this](std::size_t s) { ++conns.find(slots[s].owner)->second.st.replaced_inputs; });
+            f, r,
+            [this](std::size_t s) -> conn * {
+                const auto it = slots[s].owner == no_peer ? conns.end() : conns.find(slots[s].owner);
+                return it == conns.end() ? nullptr : &it->second;
+            },
+            [](conn *c) { ++c->st.replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
         step(w, fi);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;

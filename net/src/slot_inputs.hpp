@@ -69,17 +69,19 @@ public:
 
     /**
      * @brief Fills @p record (flags then inputs, `frame_inputs::record_size` bytes) for
-     * @p frame. `connected(slot)` says whether a player holds the slot; `replaced(slot)` is
-     * called for each slot whose input is a substitute.
+     * @p frame. `holder(slot)` gives the player holding the slot (anything that tests false:
+     * nobody), asked only for slots in the game; `replaced(player)` is called with it for each
+     * slot whose input is a substitute.
      */
-    template<class Connected, class Replaced>
-    void confirm(frame_t frame, std::byte *record, Connected &&connected, Replaced &&replaced) {
+    template<class Holder, class Replaced>
+    void confirm(frame_t frame, std::byte *record, Holder &&holder, Replaced &&replaced) {
         const std::size_t players = received_.size();
         for (std::size_t s = 0; s < players; ++s) {
             std::byte &flag = record[s];
             std::byte *in = record + players + s * isz_;
             std::byte *last = last_.data() + s * isz_;
-            if (joined_[s] == no_frame || frame < joined_[s] || !connected(s)) {
+            const auto player = joined_[s] == no_frame || frame < joined_[s] ? decltype(holder(s)){} : holder(s);
+            if (!player) {
                 flag = std::byte{0};
                 std::memset(in, 0, isz_);
                 continue;
@@ -91,7 +93,7 @@ public:
                 rule_->predict({last, isz_}, {in, isz_});
                 flag = std::byte{static_cast<std::uint8_t>(static_cast<std::uint8_t>(slot_flags::present) |
                                                            static_cast<std::uint8_t>(slot_flags::replaced))};
-                replaced(s);
+                replaced(player);
             }
             std::memcpy(last, in, isz_);
         }

@@ -33,8 +33,10 @@ struct confirmed {
 
 confirmed confirm(slot_inputs &q, frame_t f, std::array<bool, players> connected = {true, true, true}) {
     confirmed c;
+    // The holder of a connected slot is its slot number + 1 (0: nobody).
     q.confirm(
-        f, c.r.data(), [&](std::size_t s) { return connected[s]; }, [&](std::size_t s) { c.substituted.push_back(s); });
+        f, c.r.data(), [&](std::size_t s) { return connected[s] ? s + 1 : std::size_t{0}; },
+        [&](std::size_t holder) { c.substituted.push_back(holder - 1); });
     return c;
 }
 
