@@ -49,8 +49,6 @@ public:
         frames_[index] = frame;
         return images_[index];
     }
-    /// @brief Forgets the image in slot @p index (modulo the size).
-    void forget(std::size_t index) noexcept { frames_[index % images_.size()] = no_frame; }
 
     /// @brief The image of the world after @p frame, or null if not kept (`no_frame`, the mark
     /// of an empty slot, is never kept).

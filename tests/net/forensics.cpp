@@ -110,7 +110,7 @@ TEST_CASE("kept_images: newest_at_or_before picks the newest kept frame not afte
     CHECK(at == 24);
 }
 
-TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, forget forgets",
+TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, a failed fill empties",
           "[net][parts][forensics]") {
     kept_images k;
     k.reset(3);
@@ -128,8 +128,8 @@ TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, 
     frame_t at = 0;
     CHECK(k.newest_at_or_before(39, at) == k.after(20));
     CHECK(at == 20);
-    // forget(5) is slot 2: frame 20 is gone, the others stay.
-    k.forget(5);
+    // Index 5 is slot 2: a fill that fails there leaves frame 20 gone, the others stay.
+    CHECK_THROWS(k.keep(5, 50, [](world_image &) { throw std::runtime_error("no memory"); }));
     CHECK(k.after(20) == nullptr);
     CHECK(k.after(0) != nullptr);
     CHECK(k.newest_at_or_before(39, at) == k.after(0));
