@@ -23,7 +23,7 @@ namespace {
 constexpr std::size_t forensic_slots = 8;
 } // namespace
 
-struct client_session::impl final : transport_handler {
+struct client_session::impl final : transport_handler, internal::coroutine_memory {
     session_config cfg;
     world &w;
     step_function step;
@@ -69,6 +69,7 @@ struct client_session::impl final : transport_handler {
     std::function<void(world &)> corrupt;
 
     std::vector<std::byte> out;
+    std::vector<std::byte> local;  // this tick's input, copied: step requests outlive the caller's span
     std::vector<std::byte> window; // local inputs being sent
     wire::confirmed_msg cmsg;
     wire::input_msg imsg;
@@ -86,6 +87,7 @@ struct client_session::impl final : transport_handler {
         max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
             (wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
         window.reserve(wire::limits::max_frames_per_packet * isz);
+        local.reserve(isz);
     }
 
     /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
@@ -348,20 +350,9 @@ struct client_session::impl final : transport_handler {
     }
 
     // ---------------------------------------------------------------- simulation
-    void simulate(frame_t f) { step(w, frame_inputs{f, players, isz, inputs.inputs_for(f)}); }
-
-    /// Restores the first frame whose confirmed inputs differ from the ones it was simulated
-    /// with and re-simulates up to the present (docs/net.md, "The model").
-    void correct_mispredictions() {
-        const frame_t from = inputs.take_first_wrong();
-        if (from == no_frame || from >= current) return;
-        const auto done = rollback.resimulate(w, from, current, [this](frame_t f) { simulate(f); });
-        if (!done) {
-            emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + done.message());
-            return;
-        }
-        ++st.rollbacks;
-        st.resimulated += *done;
+    /// Frame @p f with its confirmed inputs where they are known, predictions elsewhere.
+    step_request request(frame_t f) {
+        return {&w, frame_inputs{f, players, isz, inputs.inputs_for(f)}, rollback.is_resimulating()};
     }
 
     void compute_checksums() {
@@ -372,15 +363,34 @@ struct client_session::impl final : transport_handler {
             });
     }
 
-    bool tick(std::span<const std::byte> input) {
-        if (state != client_state::running) return false;
+    /// One tick as a coroutine that yields each frame to simulate (docs/net.md, "Poll mode"):
+    /// `tick` steps them with the game's step, `tick_requests` hands them to the caller.
+    step_requests tick_program(std::span<const std::byte> input) {
+        co_await step_requests::promise_type::on_abandon{&impl::abandoned, this};
+        if (state != client_state::running) co_return false;
+        local.assign(input.begin(), input.end());
         clock.ticked();
-        correct_mispredictions();
+        // Restore the first frame whose confirmed inputs differ from the ones it was simulated
+        // with and re-simulate up to the present (docs/net.md, "The model").
+        if (const frame_t from = inputs.take_first_wrong(); from != no_frame && from < current) {
+            if (auto r = rollback.begin(w, from); !r) {
+                emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
+            } else {
+                const internal::rollback::resimulation guard{rollback};
+                for (frame_t f = from; f < current; ++f) {
+                    rollback.before(w, f);
+                    co_yield request(f);
+                }
+                ++st.rollbacks;
+                st.resimulated += current - from;
+            }
+        }
         compute_checksums();
         if (slot < 0) { // spectator: confirmed frames only
-            if (current >= inputs.confirmed_end()) return false;
-            advance();
-            return true;
+            if (current >= inputs.confirmed_end()) co_return false;
+            co_yield advance();
+            advanced();
+            co_return true;
         }
         // Signed on purpose: a client that is behind the confirmed frames (current <
         // confirmed_end) is not predicting at all and must never stall.
@@ -390,27 +400,56 @@ struct client_session::impl final : transport_handler {
             if (!stalled) emit(session_event_kind::wait_recommended, current, slot);
             stalled = true;
             send_inputs();
-            return false;
+            co_return false;
         }
         stalled = false;
         // A delay increase leaves a gap frame: it repeats this input. A decrease makes this
         // frame's input overlap one already recorded: it is dropped. The server confirms both.
-        inputs.add_local(current + delay.frames(), input);
-        advance();
+        inputs.add_local(current + delay.frames(), local);
+        co_yield advance();
+        advanced();
         send_inputs();
-        return true;
+        co_return true;
     }
 
-    void advance() {
+    /// The current frame, to simulate once its start is saved.
+    step_request advance() {
         if (corrupt) {
             corrupt(w);
             corrupt = nullptr;
         }
         rollback.save(w, current);
-        simulate(current);
+        return request(current);
+    }
+    void advanced() {
         ++current;
         st.current_frame = current;
         compute_checksums();
+    }
+
+    /// The caller dropped a tick's step requests with @p frame not stepped: the world is between
+    /// two frames, so the session ends.
+    static void abandoned(void *self, frame_t frame, const std::string &why) noexcept {
+        auto &s = *static_cast<impl *>(self);
+        try {
+            s.fail(frame, why.empty() ? "frame " + std::to_string(frame) + " was not stepped" : why);
+        } catch (...) { // no memory for the text: the state still says it ended
+            s.state = client_state::disconnected;
+        }
+    }
+    void fail(frame_t frame, std::string why) {
+        if (state != client_state::disconnected && state != client_state::rejected) leave();
+        state = client_state::disconnected;
+        emit(session_event_kind::session_failed, frame, slot, std::move(why));
+    }
+
+    /// Says goodbye to the server and closes the connection.
+    void leave() {
+        wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::leaving)}, out);
+        send(wire::channel::control, out);
+        net.flush();
+        net.disconnect(0);
+        state = client_state::disconnected;
     }
 
     /// A spectator has no inputs but still acknowledges confirmed frames (so the server knows
@@ -501,21 +540,19 @@ client_session::~client_session() = default;
 
 void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
-bool client_session::tick(std::span<const std::byte> input) { return impl_->tick(input); }
+bool client_session::tick(std::span<const std::byte> input) {
+    step_requests requests = impl_->tick_program(input);
+    while (const step_request *r = requests.next()) impl_->step(*r->target, r->inputs);
+    return requests.result();
+}
+step_requests client_session::tick_requests(std::span<const std::byte> input) { return impl_->tick_program(input); }
 bool client_session::next_event(session_event &out) {
     if (impl_->events.empty()) return false;
     out = std::move(impl_->events.front());
     impl_->events.pop_front();
     return true;
 }
-void client_session::leave() {
-    std::vector<std::byte> out;
-    wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::leaving)}, out);
-    impl_->send(wire::channel::control, out);
-    impl_->net.flush();
-    impl_->net.disconnect(0);
-    impl_->state = client_state::disconnected;
-}
+void client_session::leave() { impl_->leave(); }
 client_state client_session::state() const noexcept { return impl_->state; }
 const session_stats &client_session::stats() const noexcept { return impl_->st; }
 int client_session::slot() const noexcept { return impl_->slot; }

@@ -19,6 +19,7 @@ const char *to_string(session_event_kind kind) noexcept {
     case session_event_kind::recording_failed: return "recording_failed";
     case session_event_kind::desync_unverified: return "desync_unverified";
     case session_event_kind::connection_refused: return "connection_refused";
+    case session_event_kind::session_failed: return "session_failed";
     }
     return "unknown";
 }

@@ -41,18 +41,16 @@ public:
      * stops the re-simulation by returning false (the frame it ran counts).
      *
      * Returns the number of frames re-simulated, or the restore's error with @p w unchanged.
+     * The same steps as `begin`, `before` and `end`, which a caller that hands each frame out
+     * (a session's step requests) uses one at a time.
      */
     template<class Simulate>
     result<frame_t> resimulate(world &w, frame_t from, frame_t to, Simulate &&simulate) {
-        if (auto r = ring_.restore(w, from); !r) return r.err();
-        resimulating_ = true;
-        struct end_of_resimulation { // also when a step throws
-            bool &flag;
-            ~end_of_resimulation() { flag = false; }
-        } const guard{resimulating_};
+        if (auto r = begin(w, from); !r) return r.err();
+        const resimulation guard{*this}; // also when a step throws
         frame_t done = 0;
         for (frame_t f = from; f < to; ++f) {
-            if (f != from) ring_.save(w, f);
+            before(w, f);
             ++done;
             if constexpr (std::is_same_v<decltype(simulate(f)), bool>) {
                 if (!simulate(f)) break;
@@ -63,11 +61,37 @@ public:
         return done;
     }
 
+    /// @brief Starts a re-simulation: restores @p w to the start of @p from (its error leaves
+    /// @p w unchanged and nothing started). `is_resimulating()` is true until `end`.
+    result<void> begin(world &w, frame_t from) {
+        if (auto r = ring_.restore(w, from); !r) return r;
+        from_ = from;
+        resimulating_ = true;
+        return {};
+    }
+    /// @brief Before re-simulating @p frame: saves its start (the first frame's is held already).
+    void before(const world &w, frame_t frame) {
+        if (frame != from_) ring_.save(w, frame);
+    }
+    /// @brief Ends the re-simulation.
+    void end() noexcept { resimulating_ = false; }
+
+    /// @brief Ends a re-simulation when it leaves scope, also by an exception or an abandoned
+    /// step request.
+    struct resimulation {
+        rollback &r;
+        explicit resimulation(rollback &of) noexcept : r{of} {}
+        resimulation(const resimulation &) = delete;
+        resimulation &operator=(const resimulation &) = delete;
+        ~resimulation() { r.end(); }
+    };
+
     /// @brief True while `resimulate` runs.
     [[nodiscard]] bool is_resimulating() const noexcept { return resimulating_; }
 
 private:
     snapshot_ring ring_;
+    frame_t from_ = no_frame;
     bool resimulating_ = false;
 };
 

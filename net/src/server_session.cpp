@@ -27,7 +27,7 @@ namespace {
 constexpr std::uint32_t far_future_frames = 1024; // inputs further ahead than this are hostile
 } // namespace
 
-struct server_session::impl final : transport_handler {
+struct server_session::impl final : transport_handler, internal::coroutine_memory {
     struct conn {
         peer_id peer = no_peer;
         bool active = false; // handshake done
@@ -110,11 +110,8 @@ struct server_session::impl final : transport_handler {
         rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slots.reset(players);
-        if (opt.hello_timeout_ms == 0) internal::misuse("server_options: hello_timeout_ms must be positive");
-        if (opt.upload_timeout_ms == 0) internal::misuse("server_options: upload_timeout_ms must be positive");
+        if (const std::string why = server_options_problem(opt); !why.empty()) internal::misuse("%s", why.c_str());
         upload_room = internal::upload_budget{opt.upload_budget_bytes};
-        if (opt.load_timeout_ms == 0) internal::misuse("server_options: load_timeout_ms must be positive");
-        if (opt.forensic_interval == 0) internal::misuse("server_options: forensic_interval must be positive");
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
         const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
@@ -526,9 +523,15 @@ struct server_session::impl final : transport_handler {
     }
 
     // ---------------------------------------------------------------- tick
-    void tick() {
-        if (ended) return;
-        if (next_frame == max_frame) return end_match(); // frame numbers never wrap (docs/frames.md)
+    /// One tick as a coroutine that yields the frame to simulate (docs/net.md, "Poll mode"):
+    /// `tick` steps it with the game's step, `tick_requests` hands it to the caller.
+    step_requests tick_program() {
+        co_await step_requests::promise_type::on_abandon{&impl::abandoned, this};
+        if (ended) co_return false;
+        if (next_frame == max_frame) { // frame numbers never wrap (docs/frames.md)
+            end_match();
+            co_return false;
+        }
         if (!recording_started) start_recording();
         const frame_t f = next_frame;
         std::byte *r = history.put(f);
@@ -540,7 +543,7 @@ struct server_session::impl final : transport_handler {
             },
             [](conn *c) { ++c->st.replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
-        step(w, fi);
+        co_yield step_request{&w, fi, false};
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
         if (checksum || recorder || recording) h = hash(w);
@@ -549,6 +552,20 @@ struct server_session::impl final : transport_handler {
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
+        co_return true;
+    }
+
+    /// The caller dropped a tick's step request with @p frame not stepped: the world is between
+    /// two frames, so the match ends.
+    static void abandoned(void *self, frame_t frame, const std::string &why) noexcept {
+        auto &s = *static_cast<impl *>(self);
+        try {
+            s.emit(session_event_kind::session_failed, frame, -1,
+                   why.empty() ? "frame " + std::to_string(frame) + " was not stepped" : why);
+            s.end_match();
+        } catch (...) { // no memory for the text or the goodbyes: stop ticking at least
+            s.ended = true;
+        }
     }
 
     void broadcast() {
@@ -686,6 +703,14 @@ struct server_session::impl final : transport_handler {
     bool finished() const noexcept { return ended && conns.empty(); }
 };
 
+std::string server_options_problem(const server_options &o) {
+    if (o.hello_timeout_ms == 0) return "server_options: hello_timeout_ms must be positive";
+    if (o.upload_timeout_ms == 0) return "server_options: upload_timeout_ms must be positive";
+    if (o.load_timeout_ms == 0) return "server_options: load_timeout_ms must be positive";
+    if (o.forensic_interval == 0) return "server_options: forensic_interval must be positive";
+    return {};
+}
+
 server_session::server_session(session_config config, world &w, step_function step, transport &t,
                                server_options options)
     : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}
@@ -695,7 +720,11 @@ void server_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool server_session::should_tick(std::uint64_t now_ms) const {
     return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
 }
-void server_session::tick() { impl_->tick(); }
+void server_session::tick() {
+    step_requests requests = impl_->tick_program();
+    while (const step_request *r = requests.next()) impl_->step(*r->target, r->inputs);
+}
+step_requests server_session::tick_requests() { return impl_->tick_program(); }
 bool server_session::next_event(session_event &out) {
     if (impl_->events.empty()) return false;
     out = std::move(impl_->events.front());

@@ -17,6 +17,7 @@
 #include "reconnect_token.hpp"
 #include "session_config.hpp"
 #include "stats.hpp"
+#include "step_requests.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -85,6 +86,10 @@ public:
     /// @brief Advances one frame with this player's @p input (input_size bytes). Returns false
     /// if it stalled (prediction window full) or is not running.
     bool tick(std::span<const std::byte> input);
+    /// @brief Poll mode: tick() with the steps handed to the caller instead of run with the
+    /// session's step function (docs/net.md, "Poll mode"). @p input is copied. Step every request
+    /// before calling anything else on the session; result() is what tick() would return.
+    [[nodiscard]] step_requests tick_requests(std::span<const std::byte> input);
     /// @brief tick() with a typed input.
     template<class Input>
     bool tick(const Input &input) {

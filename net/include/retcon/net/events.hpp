@@ -25,6 +25,7 @@ enum class session_event_kind : std::uint8_t {
     recording_failed, ///< the replay could not be written; `text`: path and reason; the match goes on unrecorded (server)
     desync_unverified, ///< a client reported a checksum mismatch that no upload verified; `text` says why (server)
     connection_refused, ///< connections refused before the handshake (caps, deadlines); at most one a second, `text` counts the rest (server)
+    session_failed, ///< a step was not completed (poll mode: requests abandoned, or the C API's step failed); the session has ended, `text` says why
 };
 
 /// @brief One event.

@@ -15,6 +15,7 @@
 #include "events.hpp"
 #include "session_config.hpp"
 #include "stats.hpp"
+#include "step_requests.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -112,6 +113,10 @@ struct server_options {
     std::uint32_t end_timeout_ms = 2000;
 };
 
+/// @brief What is wrong with @p options (a timeout or interval that must be positive), or an
+/// empty string. server_session reports a problem as misuse; the C API as an error.
+[[nodiscard]] std::string server_options_problem(const server_options &options);
+
 /// @brief Called once per confirmed frame with the inputs, the world after it and its hash
 /// (for the game's own uses; `server_options::record_path` records a replay without it).
 using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const world &after, std::uint64_t hash)>;
@@ -148,6 +153,11 @@ public:
     /// once the match is ending; at `max_frame` (828 days at 60 Hz) it ends the match instead,
     /// so frame numbers never wrap (docs/frames.md).
     void tick();
+    /// @brief Poll mode: tick() with the frame's step handed to the caller instead of run with
+    /// the session's step function (docs/net.md, "Poll mode"). Step the request before calling
+    /// anything else on the session. `poll` still uses the step function to rebuild a frame for
+    /// desync forensics unless `server_options::forensic_interval` is 1.
+    [[nodiscard]] step_requests tick_requests();
     /// @brief Pops the next event; false when there is none.
     bool next_event(session_event &out);
     /// @brief Ends the match without blocking: stops ticking, finishes the recording, and sends

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct session_config {
     std::uint32_t interrupt_ms = 500;     ///< silence before "network interrupted"
     std::uint32_t disconnect_ms = 5000;   ///< silence before "disconnected"
 };
+
+/// @brief What is wrong with @p config, or an empty string: a value outside what the protocol
+/// can carry. A server checks every field; a client (@p server_side false) only its own, since
+/// it adopts the match settings from the server's welcome. Sessions report a problem as misuse;
+/// the C API as an error.
+[[nodiscard]] std::string session_config_problem(const session_config &config, bool server_side);
 
 /// @brief A config for input type Input (trivially copyable; declared with RETCON_COMPONENT so
 /// its field table defines the layout hash).

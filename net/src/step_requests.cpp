@@ -1,0 +1,56 @@
+#include <retcon/net/step_requests.hpp>
+
+#include <new>
+
+namespace retcon {
+
+namespace {
+// Before each frame: the coroutine_memory it came from, or nullptr for the heap. 16 bytes keep
+// the frame aligned for anything new would align.
+constexpr std::size_t frame_header = 16;
+static_assert(alignof(std::max_align_t) <= frame_header);
+} // namespace
+
+void *step_requests::promise_type::place(std::size_t size, internal::coroutine_memory *owner) {
+    void *block = owner != nullptr ? owner->allocate(size + frame_header) : nullptr;
+    if (block == nullptr) {
+        block = ::operator new(size + frame_header);
+        owner = nullptr;
+    }
+    *static_cast<internal::coroutine_memory **>(block) = owner;
+    return static_cast<std::byte *>(block) + frame_header;
+}
+
+void step_requests::promise_type::operator delete(void *frame, std::size_t) noexcept {
+    std::byte *block = static_cast<std::byte *>(frame) - frame_header;
+    if (internal::coroutine_memory *owner = *reinterpret_cast<internal::coroutine_memory **>(block)) owner->release();
+    else
+        ::operator delete(block);
+}
+
+const step_request *step_requests::next() {
+    if (!h_) return nullptr;
+    promise_type &p = h_.promise();
+    if (!h_.done() && p.handed_out) { // the caller stepped it: go on
+        p.current.reset();
+        h_.resume();
+    }
+    if (h_.done()) {
+        p.current.reset();
+        if (p.error) std::rethrow_exception(std::exchange(p.error, nullptr));
+        return nullptr;
+    }
+    p.handed_out = true;
+    return &*p.current;
+}
+
+bool step_requests::done() const noexcept { return !h_ || h_.done(); }
+
+bool step_requests::result() const noexcept { return h_ && h_.done() && h_.promise().value; }
+
+void step_requests::abandon(std::string why) {
+    if (h_ && !h_.done()) h_.promise().abandoned = std::move(why);
+    reset();
+}
+
+} // namespace retcon
