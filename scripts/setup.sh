@@ -11,6 +11,7 @@ packages=(
   libcli11-dev                         # argument parsing for the retcon tool
   libcpp-httplib-dev nlohmann-json3-dev # the match host's metrics page and orchestrators (HTTP, JSON)
   python3-yaml                         # the deployment manifests' check against the code
+  mono-mcs mono-runtime                # capi:csharp: the C API through P/Invoke (C# compiler, runtime)
 )
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)
