@@ -1,5 +1,6 @@
 /*
- * retcon.h - the C API of retcon: worlds, snapshots, files and replays (docs/c-api.md).
+ * retcon.h - the C API of retcon: worlds, snapshots, files, replays and network sessions
+ * (docs/c-api.md).
  *
  * C11, <stdint.h>/<stddef.h> types only. Every object is an opaque handle; every call returns
  * an rc_status. When a call on a handle fails, the handle keeps a message saying what was
@@ -348,6 +349,264 @@ typedef struct rc_verify_report {
  *  a damaged keyframe or a replay with no readable frame is an error (RC_ERR_CORRUPT). */
 RC_API rc_status rc_replay_verify(const rc_replay *replay, rc_world *world, rc_step_fn step, void *user,
                                   rc_verify_report *out);
+
+/* ------------------------------------------------------------------ sessions (docs/c-api.md, "Sessions") */
+
+/** One frame of every player's input, as the step sees it: the C view of frame_inputs
+ *  (docs/frames.md). Slot s's flags are flags[s] (0: empty slot, 1: present, 3: present and
+ *  replaced by the server); its input is the input_size bytes at inputs + s * input_size.
+ *  record is the whole record (flags, then inputs), as replays store it. Valid during the step. */
+typedef struct rc_frame_inputs {
+    rc_frame frame;
+    uint32_t players;
+    uint32_t input_size;
+    const uint8_t *flags;
+    const uint8_t *inputs;
+    const void *record;
+    size_t record_size;
+} rc_frame_inputs;
+
+/** The settings of a match (C++ session_config; docs/net.md). Fill it with
+ *  rc_session_config_default, then set what differs. A client adopts tick_hz, max_players and
+ *  the input delays from the server's welcome. */
+typedef struct rc_session_config {
+    uint32_t struct_size;       /* sizeof(rc_session_config) */
+    uint32_t tick_hz;           /* 60 */
+    uint32_t max_players;       /* 2 (1..16) */
+    uint32_t input_size;        /* 4: bytes of one player's input (1..64) */
+    uint64_t input_layout_hash; /* rc_input_layout_hash of the input type; must match */
+    uint64_t content_version;   /* the game's own version; must match */
+    uint32_t input_delay;       /* 2 frames (0..60) */
+    uint32_t max_input_delay;   /* 0: a fixed delay; above input_delay: adapts to the round trip */
+    uint32_t prediction_window; /* 16 frames a client may run ahead of confirmed inputs (1..256) */
+    uint32_t checksum_interval; /* 1: compare world hashes every Nth confirmed frame (0: never) */
+    uint32_t interrupt_ms;      /* 500 */
+    uint32_t disconnect_ms;     /* 5000 */
+    /* Prediction of a late or missing input: repeat the last one, except the bytes where
+     * no_repeat[i] != 0, which are predicted as 0 (a "fire" button). NULL: repeat every byte. */
+    const uint8_t *no_repeat;
+    uint32_t no_repeat_size; /* at most input_size */
+} rc_session_config;
+RC_API rc_status rc_session_config_default(rc_session_config *out);
+/** The input layout hash of a padding-free input type described like a component: what C++'s
+ *  make_session_config<Input> computes for the same layout. */
+RC_API rc_status rc_input_layout_hash(const rc_type_desc *input, uint64_t *out_hash);
+
+/** What a session tells the game (C++ session_event_kind; docs/net.md, "Events"). */
+typedef enum rc_event_kind {
+    RC_EVENT_CONNECTED = 0,
+    RC_EVENT_SYNCHRONIZED = 1,
+    RC_EVENT_REJECTED = 2,
+    RC_EVENT_PLAYER_JOINED = 3,
+    RC_EVENT_PLAYER_LEFT = 4,
+    RC_EVENT_DISCONNECTED = 5,
+    RC_EVENT_NETWORK_INTERRUPTED = 6,
+    RC_EVENT_NETWORK_RESUMED = 7,
+    RC_EVENT_DESYNC_DETECTED = 8,
+    RC_EVENT_RESYNCHRONIZED = 9,
+    RC_EVENT_WAIT_RECOMMENDED = 10,
+    RC_EVENT_MATCH_ENDED = 11,
+    RC_EVENT_RECORDING_FAILED = 12,
+    RC_EVENT_DESYNC_UNVERIFIED = 13,
+    RC_EVENT_CONNECTION_REFUSED = 14,
+    RC_EVENT_SESSION_FAILED = 15 /* a step failed or the session was misused inside one: it has ended */
+} rc_event_kind;
+typedef struct rc_event {
+    uint32_t struct_size; /* sizeof(rc_event) */
+    uint32_t kind;        /* an rc_event_kind */
+    rc_frame frame;       /* the frame it concerns */
+    int32_t slot;         /* the player slot concerned, -1 if none */
+    const char *text;     /* details; valid until the next call on the session */
+} rc_event;
+/** "desync_detected", ... ("unknown" for a value that is not a kind). */
+RC_API const char *rc_event_kind_name(uint32_t kind);
+
+/** Network and rollback figures (C++ session_stats). */
+typedef struct rc_session_stats {
+    uint32_t struct_size; /* sizeof(rc_session_stats) */
+    double rtt_ms;
+    double jitter_ms;
+    double loss;
+    double frames_ahead;
+    double rollbacks_per_s;
+    double resimulated_per_s;
+    double bytes_in_per_s;
+    double bytes_out_per_s;
+    uint64_t rollbacks;
+    uint64_t resimulated;
+    uint64_t stall_frames;
+    uint64_t replaced_inputs;
+    uint64_t confirmed_frames;
+    uint64_t desyncs;
+    uint64_t unverified_desyncs;
+    int32_t margin_ms;
+    uint32_t input_delay;
+    rc_frame current_frame;
+    rc_frame confirmed_frame;
+} rc_session_stats;
+
+/** Poll mode: one frame the game must step now (C++ step_request). retcon has already restored
+ *  the world where a rollback needs it. */
+typedef struct rc_request {
+    uint32_t struct_size;   /* sizeof(rc_request) */
+    rc_world *world;        /* the world to step: the session's */
+    rc_frame_inputs inputs; /* the frame and its inputs; valid until rc_*_request_done */
+    int resimulating;       /* 1 while a rollback re-simulates frames simulated before */
+} rc_request;
+
+/** Callback mode: the game's step. Advance @p world by one frame with @p inputs, changing
+ *  nothing else; return 0. Anything else ends the session (RC_EVENT_SESSION_FAILED). */
+typedef int (*rc_session_step_fn)(rc_world *world, const rc_frame_inputs *inputs, void *user);
+
+/* Transports. A session uses one; destroy the session first. */
+typedef struct rc_transport rc_transport;
+RC_API void rc_transport_destroy(rc_transport *transport);
+/** An ENet server on UDP @p port (0: any free port, see rc_transport_local_port) for a match of
+ *  @p max_players (its peer slots: docs/net.md, "Transports"). */
+RC_API rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, rc_transport **out);
+/** An ENet client that connects to @p host : @p port during its session's first update. */
+RC_API rc_status rc_enet_client_create(const char *host, uint16_t port, rc_transport **out);
+RC_API rc_status rc_transport_local_port(const rc_transport *transport, uint16_t *out_port);
+
+/** A simulated network in the process, on the sessions' clock (for tests: C++ sim_network). */
+typedef struct rc_sim_network rc_sim_network;
+/** One direction of a simulated link. */
+typedef struct rc_link {
+    uint32_t struct_size; /* sizeof(rc_link) */
+    uint32_t latency_ms;  /* one-way base delay */
+    uint32_t jitter_ms;   /* uniform extra delay in [0, jitter] */
+    double loss;          /* probability an unreliable packet is dropped */
+    double duplicate;     /* ... delivered twice */
+    double reorder;       /* ... delayed past later ones */
+} rc_link;
+RC_API rc_status rc_sim_network_create(uint64_t seed, rc_sim_network **out);
+/** Destroy its transports first. */
+RC_API void rc_sim_network_destroy(rc_sim_network *network);
+/** The network's server end (one per network). */
+RC_API rc_status rc_sim_network_server(rc_sim_network *network, rc_transport **out);
+/** A new client end, linked to the server with @p up and @p down (NULL: a perfect link). */
+RC_API rc_status rc_sim_network_connect(rc_sim_network *network, const rc_link *up, const rc_link *down,
+                                        rc_transport **out);
+
+/* The server: the clock and the authority on inputs (C++ server_session). */
+typedef struct rc_server_options {
+    uint32_t struct_size;      /* sizeof(rc_server_options) */
+    const char *record_path;   /* record the match as a replay here (NULL: not recorded) */
+    const char *forensics_dir; /* write both snapshots of a desync here (NULL: not written) */
+    uint32_t max_spectators;   /* 8 */
+    uint32_t hello_timeout_ms; /* 2000 */
+    uint32_t load_timeout_ms;  /* 30000 */
+    uint32_t max_packets_per_second;
+    uint32_t max_uploads_per_client;
+    uint32_t upload_size_factor;
+    uint32_t max_upload_bytes;
+    uint64_t upload_budget_bytes;
+    uint32_t upload_timeout_ms;
+    uint32_t resync_interval_ms;
+    uint32_t max_false_claims;
+    uint32_t max_forensic_files;
+    int verify_spectators;
+    uint32_t history_frames;  /* 256 */
+    uint32_t forensic_frames; /* 32: an image is kept for every checksum frame of these */
+    uint32_t end_timeout_ms;  /* 2000 */
+} rc_server_options;
+RC_API rc_status rc_server_options_default(rc_server_options *out);
+
+typedef struct rc_server_info {
+    uint32_t struct_size; /* sizeof(rc_server_info) */
+    rc_frame frame;       /* the next frame to confirm */
+    uint32_t players;     /* occupied player slots */
+    int ended;            /* end_match was called (or the session failed) */
+    int finished;         /* ended and every client acknowledged: destroy it */
+} rc_server_info;
+
+typedef struct rc_server rc_server;
+/** A server stepping @p world. @p step non-NULL: callback mode (rc_server_update calls it);
+ *  NULL: poll mode (rc_server_update prepares requests). @p options NULL: the defaults. The
+ *  world and transport must outlive the server. */
+RC_API rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
+                                  rc_session_step_fn step, void *user, const rc_server_options *options,
+                                  rc_server **out);
+RC_API void rc_server_destroy(rc_server *server);
+RC_API const char *rc_server_last_error(const rc_server *server);
+/** Receives what arrived by @p now_ms and runs every frame due: callback mode steps them here;
+ *  poll mode prepares the first request (rc_server_next_request). */
+RC_API rc_status rc_server_update(rc_server *server, uint64_t now_ms);
+/** Poll mode: the request to step now; *has_request = 0 when this update is complete. */
+RC_API rc_status rc_server_next_request(rc_server *server, rc_request *out, int *has_request);
+/** Poll mode: the request for @p frame was stepped; prepares the next one. */
+RC_API rc_status rc_server_request_done(rc_server *server, rc_frame frame);
+/** Poll mode: the step of the outstanding request failed: the match ends (RC_EVENT_SESSION_FAILED
+ *  with @p why). */
+RC_API rc_status rc_server_request_failed(rc_server *server, const char *why);
+/** The next event; *has_event = 0 when there is none. */
+RC_API rc_status rc_server_next_event(rc_server *server, rc_event *out, int *has_event);
+/** Ends the match without blocking; keep calling rc_server_update until info.finished. */
+RC_API rc_status rc_server_end_match(rc_server *server);
+RC_API rc_status rc_server_get_info(const rc_server *server, rc_server_info *out);
+/** Figures of the client in @p slot (zeros for an empty slot). */
+RC_API rc_status rc_server_client_stats(const rc_server *server, uint32_t slot, rc_session_stats *out);
+RC_API rc_status rc_server_totals(const rc_server *server, rc_session_stats *out);
+/** *known = 1 if @p token (RC_RECONNECT_TOKEN_SIZE bytes) is the reconnect token of one of
+ *  this match's slots. */
+RC_API rc_status rc_server_knows_token(const rc_server *server, const void *token, size_t size, int *known);
+
+/* The client: prediction, rollback and re-simulation (C++ client_session). */
+#define RC_RECONNECT_TOKEN_SIZE 16u
+typedef struct rc_client_options {
+    uint32_t struct_size;        /* sizeof(rc_client_options) */
+    const char *name;            /* "player" */
+    int spectator;               /* watch without a slot */
+    const void *join_token;      /* opaque admission bytes from the matchmaker (docs/join-tokens.md) */
+    size_t join_token_size;      /* 0: none */
+    const void *reconnect_token; /* a previous connection's token, to take its slot back */
+    size_t reconnect_token_size; /* 0 or RC_RECONNECT_TOKEN_SIZE */
+    uint32_t connect_timeout_ms; /* 5000 (0: wait for the transport) */
+} rc_client_options;
+RC_API rc_status rc_client_options_default(rc_client_options *out);
+
+typedef enum rc_client_state {
+    RC_CLIENT_CONNECTING = 0,
+    RC_CLIENT_LOADING = 1,
+    RC_CLIENT_RUNNING = 2,
+    RC_CLIENT_REJECTED = 3,
+    RC_CLIENT_DISCONNECTED = 4
+} rc_client_state;
+typedef struct rc_client_info {
+    uint32_t struct_size; /* sizeof(rc_client_info) */
+    uint32_t state;       /* an rc_client_state */
+    int32_t slot;         /* -1: spectator, or before the welcome */
+    uint32_t players;     /* from the welcome (0 before) */
+    uint32_t tick_hz;     /* from the welcome (0 before) */
+    rc_frame current_frame;
+    rc_frame confirmed_frame; /* every frame below is confirmed */
+} rc_client_info;
+
+typedef struct rc_client rc_client;
+/** A client stepping @p world (step NULL: poll mode, as for rc_server_create). */
+RC_API rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
+                                  rc_session_step_fn step, void *user, const rc_client_options *options,
+                                  rc_client **out);
+RC_API void rc_client_destroy(rc_client *client);
+RC_API const char *rc_client_last_error(const rc_client *client);
+/** Receives what arrived by @p now_ms and runs every frame due with this player's @p input
+ *  (input_size bytes; NULL and 0: the previous update's input again, zeros at first; a
+ *  spectator's is ignored). Callback mode steps the frames here; poll mode prepares the first
+ *  request (rc_client_next_request). */
+RC_API rc_status rc_client_update(rc_client *client, uint64_t now_ms, const void *input, size_t size);
+RC_API rc_status rc_client_next_request(rc_client *client, rc_request *out, int *has_request);
+RC_API rc_status rc_client_request_done(rc_client *client, rc_frame frame);
+RC_API rc_status rc_client_request_failed(rc_client *client, const char *why);
+RC_API rc_status rc_client_next_event(rc_client *client, rc_event *out, int *has_event);
+/** Leaves the match (goodbye, disconnect). */
+RC_API rc_status rc_client_leave(rc_client *client);
+RC_API rc_status rc_client_get_info(const rc_client *client, rc_client_info *out);
+RC_API rc_status rc_client_stats(const rc_client *client, rc_session_stats *out);
+/** *predicted = 1 when @p slot's input for @p frame is not confirmed yet (draw it as uncertain). */
+RC_API rc_status rc_client_is_predicted(const rc_client *client, rc_frame frame, uint32_t slot, int *predicted);
+/** The reconnect token the server issued (RC_RECONNECT_TOKEN_SIZE bytes; all zero before the
+ *  welcome and for a spectator), into a caller buffer. */
+RC_API rc_status rc_client_reconnect_token(const rc_client *client, void *buffer, size_t capacity, size_t *needed);
 
 #ifdef __cplusplus
 }

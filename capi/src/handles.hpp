@@ -35,8 +35,11 @@ struct rc_world {
     std::string error;
     retcon::world_image scratch; ///< images for load/save through caller buffers
     /// Advances at every structural change made through the C API (entities, components,
-    /// restores, loads): a query that sees it move mid-pass knows its chunks are stale.
+    /// restores, loads) and whenever a session may have restored it: a query that sees it move
+    /// mid-pass knows its chunks are stale.
     std::uint64_t epoch = 0;
+    /// Sessions stepping this world: it outlives them (rc_world_destroy refuses meanwhile).
+    std::uint32_t sessions = 0;
 };
 
 struct rc_ring {

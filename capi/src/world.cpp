@@ -45,7 +45,15 @@ rc_status rc_world_create(const rc_schema *schema, rc_world **out) {
     });
 }
 
-void rc_world_destroy(rc_world *world) { delete world; }
+void rc_world_destroy(rc_world *world) {
+    if (world && world->sessions != 0) { // a session still steps it: keep it rather than crash later
+        fail(thread_error(), RC_ERR_ARGUMENT,
+             "rc_world_destroy: %u session(s) still use this world; destroy them first (the world was kept)",
+             world->sessions);
+        return;
+    }
+    delete world;
+}
 
 const char *rc_world_last_error(const rc_world *world) { return world ? world->error.c_str() : "world is NULL"; }
 

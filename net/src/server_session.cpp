@@ -717,6 +717,7 @@ server_session::server_session(session_config config, world &w, step_function st
 server_session::~server_session() = default;
 
 void server_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
+bool server_session::ended() const noexcept { return impl_->ended; }
 bool server_session::should_tick(std::uint64_t now_ms) const {
     return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
 }

@@ -36,3 +36,13 @@ retcon_add_test_suite(retcon_capi_tests
   SOURCES ${retcon_capi_c_tests_dir}/misuse.cpp
   LIBS retcon::c)
 target_compile_definitions(retcon_capi_tests PRIVATE RETCON_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+
+# capi:c_sessions_sim / capi:c_sessions_enet - a server and two clients from pure C
+# (docs/c-api.md, "Sessions"): over the simulated network in callback and poll mode, and in
+# poll mode over real ENet sockets on loopback.
+add_executable(retcon_capi_c_sessions ${retcon_capi_c_tests_dir}/c_sessions.c)
+target_link_libraries(retcon_capi_c_sessions PRIVATE retcon::c)
+retcon_c_target_warnings(retcon_capi_c_sessions)
+add_test(NAME capi:c_sessions_sim COMMAND retcon_capi_c_sessions sim)
+add_test(NAME capi:c_sessions_enet COMMAND retcon_capi_c_sessions enet)
+set_tests_properties(capi:c_sessions_sim capi:c_sessions_enet PROPERTIES TIMEOUT 120)

@@ -16,6 +16,7 @@
 #include "net/session_config.hpp"
 #include "net/sim_network.hpp"
 #include "net/stats.hpp"
+#include "net/step_requests.hpp"
 #include "net/sync_test.hpp"
 #include "net/transport.hpp"
 

@@ -169,6 +169,9 @@ public:
     /// `server_options::end_timeout_ms` passed since `end_match` (the rest are disconnected).
     /// The session may then be destroyed.
     [[nodiscard]] bool finished() const noexcept;
+    /// @brief True once the match is ending: `end_match` was called, the last frame was reached,
+    /// or a step request was abandoned. No frame is simulated after it.
+    [[nodiscard]] bool ended() const noexcept;
 
     /// @brief The next frame to confirm.
     [[nodiscard]] frame_t frame() const noexcept;

@@ -1,0 +1,265 @@
+// What server and client handles share: step requests in both modes, configs, events and
+// statistics (docs/c-api.md, "Sessions").
+#include "sessions.hpp"
+
+#include <stdexcept>
+
+namespace retcon::capi {
+
+session_handle::session_handle(rc_world &w, rc_transport &t, rc_session_step_fn step, void *user) noexcept
+    : world{w}, transport_{t}, step_{step}, user_{user} {
+    ++world.sessions;
+    ++transport_.sessions;
+}
+
+session_handle::~session_handle() {
+    --world.sessions;
+    --transport_.sessions;
+}
+
+void session_handle::abandon(std::string why) {
+    current_ = nullptr;
+    requests_.abandon(std::move(why)); // the C++ session raises session_failed and ends
+    ++world.epoch;
+}
+
+rc_status session_handle::refuse_inside_step(const char *what) {
+    if (!outstanding()) return RC_OK;
+    const frame_t frame = current_->inputs.frame();
+    const std::string why = std::string{what} + " was called inside the step of frame " + std::to_string(frame) +
+                            (in_callback_ ? "" : " (before rc_*_request_done)") + ": the session has ended";
+    if (in_callback_) misuse_ = why; // abandoned when the callback returns: its frame is on the stack
+    else
+        abandon(why);
+    return fail(error, RC_ERR_ARGUMENT, "%s", why.c_str());
+}
+
+rc_status session_handle::run_due(const char *what) {
+    ++world.epoch; // the session may have restored the world (a snapshot from the server)
+    fresh_ = true;
+    return pump(what);
+}
+
+rc_status session_handle::pump(const char *what) {
+    for (;;) {
+        if (!current_) {
+            current_ = requests_.next();
+            if (!current_) { // this tick is complete: the next, if one is due
+                // A tick that simulated nothing (stalled, not running) ends the update: nothing
+                // changes before the next poll, so another would stall too.
+                const bool nothing = !requests_.result() && !fresh_;
+                fresh_ = true;
+                if (nothing || !due()) {
+                    requests_ = {};
+                    return RC_OK;
+                }
+                requests_ = tick();
+                fresh_ = false;
+                ++world.epoch; // a rollback restores the world before its first request
+                continue;
+            }
+        }
+        if (!step_) return RC_OK; // poll mode: the caller steps it
+        const rc_frame_inputs inputs = to_c(current_->inputs);
+        in_callback_ = true;
+        const int result = step_(&world, &inputs, user_);
+        in_callback_ = false;
+        if (!misuse_.empty()) {
+            abandon(std::exchange(misuse_, {}));
+            return fail(error, RC_ERR_ARGUMENT, "%s: the step misused the session, which has ended", what);
+        }
+        if (result != 0) {
+            abandon("the step of frame " + std::to_string(inputs.frame) + " returned " + std::to_string(result));
+            return RC_OK; // the step's failure is the session's event, not this call's error
+        }
+        current_ = nullptr;
+        ++world.epoch;
+    }
+}
+
+rc_status session_handle::next_request(rc_request *out, int *has_request, const char *what) {
+    if (!out || !has_request) return fail(error, RC_ERR_NULL, "%s: out or has_request is NULL", what);
+    if (auto s = check_struct_size(error, out->struct_size, sizeof(rc_request), what, "rc_request"); s != RC_OK)
+        return s;
+    if (step_) return fail(error, RC_ERR_ARGUMENT, "%s: the session was created with a step (callback mode)", what);
+    *has_request = current_ ? 1 : 0;
+    if (current_) {
+        out->world = &world;
+        out->inputs = to_c(current_->inputs);
+        out->resimulating = current_->resimulating ? 1 : 0;
+    }
+    return RC_OK;
+}
+
+rc_status session_handle::request_done(rc_frame frame, const char *what) {
+    if (step_) return fail(error, RC_ERR_ARGUMENT, "%s: the session was created with a step (callback mode)", what);
+    if (!current_) return fail(error, RC_ERR_ARGUMENT, "%s: no request is outstanding", what);
+    if (frame != current_->inputs.frame())
+        return fail(error, RC_ERR_ARGUMENT, "%s: the outstanding request is for frame %u, not %llu", what,
+                    current_->inputs.frame(), static_cast<unsigned long long>(frame));
+    current_ = nullptr;
+    ++world.epoch;
+    return pump(what);
+}
+
+rc_status session_handle::request_failed(const char *why, const char *what) {
+    if (step_) return fail(error, RC_ERR_ARGUMENT, "%s: the session was created with a step (callback mode)", what);
+    if (!current_) return fail(error, RC_ERR_ARGUMENT, "%s: no request is outstanding", what);
+    abandon("the step of frame " + std::to_string(current_->inputs.frame()) + " failed" +
+            (why && *why ? std::string{": "} + why : std::string{}));
+    return RC_OK;
+}
+
+rc_status session_handle::give_event(session_event &&e, rc_event *out, const char *what) {
+    (void)what;
+    event_text = std::move(e.text);
+    out->kind = static_cast<std::uint32_t>(e.kind);
+    out->frame = e.frame;
+    out->slot = e.slot;
+    out->text = event_text.c_str();
+    return RC_OK;
+}
+
+rc_frame_inputs to_c(const frame_inputs &in) noexcept {
+    const auto record = in.record();
+    const auto *bytes = reinterpret_cast<const std::uint8_t *>(record.data());
+    return {in.frame(),
+            static_cast<std::uint32_t>(in.players()),
+            static_cast<std::uint32_t>(in.input_size()),
+            bytes,
+            bytes + in.players(),
+            record.data(),
+            record.size()};
+}
+
+rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::size_t expected, const char *what,
+                            const char *name) noexcept {
+    if (struct_size >= expected) return RC_OK;
+    return fail(where, RC_ERR_ARGUMENT, "%s: %s struct_size is %u, expected at least %zu", what, name, struct_size,
+                expected);
+}
+
+std::optional<session_config> config_from_c(std::string &where, const rc_session_config *c, bool server_side,
+                                            const char *what) {
+    if (!c) {
+        fail(where, RC_ERR_NULL, "%s: config is NULL", what);
+        return std::nullopt;
+    }
+    if (check_struct_size(where, c->struct_size, sizeof(rc_session_config), what, "config") != RC_OK)
+        return std::nullopt;
+    const auto too_big = [&](const char *field, std::uint64_t value, std::uint64_t max) {
+        if (value <= max) return false;
+        fail(where, RC_ERR_ARGUMENT, "%s: config %s %llu exceeds %llu", what, field,
+             static_cast<unsigned long long>(value), static_cast<unsigned long long>(max));
+        return true;
+    };
+    if (too_big("tick_hz", c->tick_hz, 0xFFFF) || too_big("max_players", c->max_players, 0xFF) ||
+        too_big("input_size", c->input_size, 0xFFFF) || too_big("input_delay", c->input_delay, 0xFF) ||
+        too_big("max_input_delay", c->max_input_delay, 0xFF) ||
+        too_big("no_repeat_size", c->no_repeat_size, c->input_size))
+        return std::nullopt;
+    if (c->no_repeat_size > 0 && !c->no_repeat) {
+        fail(where, RC_ERR_NULL, "%s: config no_repeat is NULL but no_repeat_size is %u", what, c->no_repeat_size);
+        return std::nullopt;
+    }
+    session_config out;
+    out.tick_hz = static_cast<std::uint16_t>(c->tick_hz);
+    out.max_players = static_cast<std::uint8_t>(c->max_players);
+    out.input_size = static_cast<std::uint16_t>(c->input_size);
+    out.input_layout_hash = c->input_layout_hash;
+    out.content_version = c->content_version;
+    out.input_delay = static_cast<std::uint8_t>(c->input_delay);
+    out.max_input_delay = static_cast<std::uint8_t>(c->max_input_delay);
+    out.prediction_window = c->prediction_window;
+    out.checksum_interval = c->checksum_interval;
+    out.interrupt_ms = c->interrupt_ms;
+    out.disconnect_ms = c->disconnect_ms;
+    for (std::uint32_t i = 0; i < c->no_repeat_size; ++i)
+        if (c->no_repeat[i] != 0) out.prediction.no_repeat_bytes(i, 1);
+    if (const std::string why = session_config_problem(out, server_side); !why.empty()) {
+        fail(where, RC_ERR_ARGUMENT, "%s: %s", what, why.c_str());
+        return std::nullopt;
+    }
+    return out;
+}
+
+void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept {
+    out->rtt_ms = in.rtt_ms;
+    out->jitter_ms = in.jitter_ms;
+    out->loss = in.loss;
+    out->frames_ahead = in.frames_ahead;
+    out->rollbacks_per_s = in.rollbacks_per_s;
+    out->resimulated_per_s = in.resimulated_per_s;
+    out->bytes_in_per_s = in.bytes_in_per_s;
+    out->bytes_out_per_s = in.bytes_out_per_s;
+    out->rollbacks = in.rollbacks;
+    out->resimulated = in.resimulated;
+    out->stall_frames = in.stall_frames;
+    out->replaced_inputs = in.replaced_inputs;
+    out->confirmed_frames = in.confirmed_frames;
+    out->desyncs = in.desyncs;
+    out->unverified_desyncs = in.unverified_desyncs;
+    out->margin_ms = in.margin_ms;
+    out->input_delay = in.input_delay;
+    out->current_frame = in.current_frame;
+    out->confirmed_frame = in.confirmed_frame;
+}
+
+step_function steps_only_through_requests() {
+    return [](world &, const frame_inputs &) {
+        throw std::logic_error{"the session stepped outside a request (a bug in retcon's C API: report it)"};
+    };
+}
+
+} // namespace retcon::capi
+
+using namespace retcon;
+using namespace retcon::capi;
+
+extern "C" {
+
+rc_status rc_session_config_default(rc_session_config *out) {
+    auto &err = thread_error();
+    if (!out) return fail(err, RC_ERR_NULL, "rc_session_config_default: out is NULL");
+    if (auto s =
+            check_struct_size(err, out->struct_size, sizeof(rc_session_config), "rc_session_config_default", "out");
+        s != RC_OK)
+        return s;
+    const session_config d;
+    out->tick_hz = d.tick_hz;
+    out->max_players = d.max_players;
+    out->input_size = d.input_size;
+    out->input_layout_hash = d.input_layout_hash;
+    out->content_version = d.content_version;
+    out->input_delay = d.input_delay;
+    out->max_input_delay = d.max_input_delay;
+    out->prediction_window = d.prediction_window;
+    out->checksum_interval = d.checksum_interval;
+    out->interrupt_ms = d.interrupt_ms;
+    out->disconnect_ms = d.disconnect_ms;
+    out->no_repeat = nullptr;
+    out->no_repeat_size = 0;
+    return RC_OK;
+}
+
+rc_status rc_input_layout_hash(const rc_type_desc *input, uint64_t *out_hash) {
+    auto &err = thread_error();
+    if (!input || !out_hash) return fail(err, RC_ERR_NULL, "rc_input_layout_hash: input or out_hash is NULL");
+    // The C++ side hashes a schema whose only declaration is the input type as a resource
+    // (make_session_config<Input>): the same declaration made through the C schema gives it.
+    rc_schema *layout = nullptr;
+    if (auto s = rc_schema_create(&layout); s != RC_OK) return s;
+    std::uint32_t id = 0;
+    rc_status s = rc_schema_resource(layout, input, &id);
+    if (s == RC_OK) s = rc_schema_hash(layout, out_hash);
+    if (s != RC_OK) fail(err, s, "rc_input_layout_hash: %s", rc_schema_last_error(layout));
+    rc_schema_destroy(layout);
+    return s;
+}
+
+const char *rc_event_kind_name(uint32_t kind) {
+    if (kind > static_cast<std::uint32_t>(session_event_kind::session_failed)) return "unknown";
+    return to_string(static_cast<session_event_kind>(kind));
+}
+
+} // extern "C"

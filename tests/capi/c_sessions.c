@@ -1,0 +1,399 @@
+/*
+ * Network sessions from pure C11 through retcon.h (docs/c-api.md, "Sessions"): a server and two
+ * clients play a match, each with its own world, the step written in C.
+ *
+ *   c_sessions sim     - over the simulated network with latency, jitter and loss, once in
+ *                        callback mode and once in poll mode: 0 desyncs, rollbacks on the
+ *                        clients, every confirmed frame's hash equal on all three, and the
+ *                        server's hashes equal in both modes (same seed, same inputs).
+ *   c_sessions enet    - poll mode over real ENet sockets on loopback, on the wall clock.
+ *
+ * Exits 0 only if every check passes; prints each failed check otherwise.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <retcon.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------ checks */
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            ++failures;                                                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+        }                                                                                                              \
+    } while (0)
+
+/* A call that must succeed; stops the program otherwise (nothing after it would mean much). */
+#define CALL(expr, message)                                                                                            \
+    do {                                                                                                               \
+        rc_status call_status_ = (expr);                                                                               \
+        if (call_status_ != RC_OK) {                                                                                   \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, rc_status_name(call_status_),    \
+                    (message));                                                                                        \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+/* ------------------------------------------------------------------ the game */
+
+typedef struct position {
+    int32_t x;
+    int32_t y;
+} position;
+typedef struct pilot {
+    uint32_t slot;
+} pilot;
+typedef struct tally {
+    uint64_t sum;
+    uint32_t frames;
+    uint32_t pad;
+} tally;
+/* One player's input: 4 bytes. */
+typedef struct stick {
+    int8_t dx;
+    int8_t dy;
+    uint8_t fire;
+    uint8_t pad;
+} stick;
+
+enum { players = 2, max_frames = 4096 };
+
+static uint32_t position_id, pilot_id, tally_id;
+
+static rc_schema *make_schema(void) {
+    static const rc_field position_fields[] = {RC_FIELD(position, x, RC_I32), RC_FIELD(position, y, RC_I32)};
+    static const rc_field pilot_fields[] = {RC_FIELD(pilot, slot, RC_U32)};
+    static const rc_field tally_fields[] = {RC_FIELD(tally, sum, RC_U64), RC_FIELD(tally, frames, RC_U32),
+                                            RC_FIELD(tally, pad, RC_U32)};
+    rc_schema *schema = NULL;
+    CALL(rc_schema_create(&schema), rc_last_error());
+    const rc_type_desc p = {sizeof(rc_type_desc), "Position", sizeof(position), position_fields, 2};
+    const rc_type_desc s = {sizeof(rc_type_desc), "Pilot", sizeof(pilot), pilot_fields, 1};
+    const rc_type_desc t = {sizeof(rc_type_desc), "Tally", sizeof(tally), tally_fields, 3};
+    CALL(rc_schema_component(schema, &p, &position_id), rc_schema_last_error(schema));
+    CALL(rc_schema_component(schema, &s, &pilot_id), rc_schema_last_error(schema));
+    CALL(rc_schema_resource(schema, &t, &tally_id), rc_schema_last_error(schema));
+    return schema;
+}
+
+static uint64_t stick_layout_hash(void) {
+    static const rc_field fields[] = {RC_FIELD(stick, dx, RC_I8), RC_FIELD(stick, dy, RC_I8),
+                                      RC_FIELD(stick, fire, RC_U8), RC_FIELD(stick, pad, RC_U8)};
+    const rc_type_desc d = {sizeof(rc_type_desc), "Stick", sizeof(stick), fields, 4};
+    uint64_t h = 0;
+    CALL(rc_input_layout_hash(&d, &h), rc_last_error());
+    return h;
+}
+
+/* The server's starting world: one ship per slot. Clients get it in the server's snapshot. */
+static void populate(rc_world *w) {
+    for (uint32_t s = 0; s < players; ++s) {
+        rc_entity e;
+        CALL(rc_entity_create(w, &e), rc_world_last_error(w));
+        const position p = {(int32_t)(s * 100), 0};
+        const pilot who = {s};
+        CALL(rc_component_add(w, e, position_id, &p, sizeof p), rc_world_last_error(w));
+        CALL(rc_component_add(w, e, pilot_id, &who, sizeof who), rc_world_last_error(w));
+    }
+    const tally t = {0, 0, 0};
+    CALL(rc_resource_set(w, tally_id, &t, sizeof t), rc_world_last_error(w));
+}
+
+/* The game's step: every present player's ship moves by its stick; the tally folds in every
+ * position, so any difference anywhere changes the hash. */
+static int step(rc_world *w, const rc_frame_inputs *in) {
+    const uint32_t include[] = {position_id, pilot_id};
+    const rc_query_desc desc = {sizeof(rc_query_desc), include, 2, NULL, 0};
+    rc_query *q = NULL;
+    if (rc_query_create(w, &desc, &q) != RC_OK) return 1;
+    void *res = NULL;
+    if (rc_resource_get(w, tally_id, &res) != RC_OK) {
+        rc_query_destroy(q);
+        return 2;
+    }
+    tally *t = res;
+    rc_chunk c;
+    int more = 0;
+    while (rc_query_next(q, &c, &more) == RC_OK && more) {
+        for (uint32_t i = 0; i < c.count; ++i) {
+            position *p = (position *)c.columns[0] + (c.rows ? c.rows[0][i] : i);
+            const pilot *who = (const pilot *)c.columns[1] + (c.rows ? c.rows[1][i] : i);
+            if (who->slot >= in->players || !(in->flags[who->slot] & 1u)) continue;
+            stick s;
+            memcpy(&s, in->inputs + (size_t)who->slot * in->input_size, sizeof s);
+            p->x += s.dx;
+            p->y += s.dy + (s.fire ? 3 : 0);
+            t->sum = t->sum * 1099511628211u + (uint64_t)(uint32_t)p->x * 31u + (uint32_t)p->y;
+        }
+    }
+    t->frames += 1;
+    rc_query_destroy(q);
+    return 0;
+}
+
+/* Player @p slot's stick for a frame: changes every few frames, so predictions miss. */
+static stick stick_for(uint64_t frame, uint32_t slot) {
+    const uint64_t phase = (frame + slot * 5u) / (5u + slot * 2u);
+    stick s = {(int8_t)((phase * 7u + slot) % 5u) - 2, (int8_t)((phase * 3u + slot * 2u) % 3u) - 1,
+               (uint8_t)(phase % 4u == 0u), 0};
+    return s;
+}
+
+/* ------------------------------------------------------------------ one peer */
+
+/* The world hash after each frame the peer stepped last (a re-simulation overwrites). */
+typedef struct peer {
+    const char *name;
+    rc_world *world;
+    uint64_t hashes[max_frames];
+    unsigned char have[max_frames];
+    unsigned desyncs;
+    unsigned synchronized;
+    unsigned failed;
+} peer;
+
+static void note_hash(peer *p, rc_frame frame) {
+    if (frame >= max_frames) return;
+    CALL(rc_world_hash(p->world, &p->hashes[frame]), rc_world_last_error(p->world));
+    p->have[frame] = 1;
+}
+
+/* Callback mode: the user pointer is the peer. */
+static int step_callback(rc_world *w, const rc_frame_inputs *in, void *user) {
+    peer *p = user;
+    const int r = step(w, in);
+    if (r == 0) note_hash(p, in->frame);
+    return r;
+}
+
+static void count_event(peer *p, const rc_event *e) {
+    if (e->kind == RC_EVENT_DESYNC_DETECTED) {
+        ++p->desyncs;
+        fprintf(stderr, "%s: desync at frame %llu: %s\n", p->name, (unsigned long long)e->frame, e->text);
+    }
+    if (e->kind == RC_EVENT_SYNCHRONIZED) ++p->synchronized;
+    if (e->kind == RC_EVENT_SESSION_FAILED || e->kind == RC_EVENT_REJECTED) {
+        ++p->failed;
+        fprintf(stderr, "%s: %s: %s\n", p->name, rc_event_kind_name(e->kind), e->text);
+    }
+}
+
+/* Poll mode: step every request the update prepared, in order. */
+static void run_server_requests(rc_server *s, peer *p) {
+    rc_request r = {.struct_size = sizeof(rc_request)};
+    int has = 0;
+    for (;;) {
+        CALL(rc_server_next_request(s, &r, &has), rc_server_last_error(s));
+        if (!has) return;
+        CHECK(r.world == p->world);
+        CHECK(r.resimulating == 0); /* the server never rolls back */
+        CHECK(step(r.world, &r.inputs) == 0);
+        note_hash(p, r.inputs.frame);
+        CALL(rc_server_request_done(s, r.inputs.frame), rc_server_last_error(s));
+    }
+}
+
+static unsigned long long resimulated_requests = 0;
+
+static void run_client_requests(rc_client *c, peer *p) {
+    rc_request r = {.struct_size = sizeof(rc_request)};
+    int has = 0;
+    for (;;) {
+        CALL(rc_client_next_request(c, &r, &has), rc_client_last_error(c));
+        if (!has) return;
+        CHECK(r.world == p->world);
+        CHECK(r.inputs.players == players && r.inputs.input_size == sizeof(stick));
+        CHECK(r.inputs.record_size == players * (1u + sizeof(stick)));
+        resimulated_requests += (unsigned)r.resimulating;
+        CHECK(step(r.world, &r.inputs) == 0);
+        note_hash(p, r.inputs.frame);
+        CALL(rc_client_request_done(c, r.inputs.frame), rc_client_last_error(c));
+    }
+}
+
+static void drain_events(rc_server *s, rc_client *const *clients, peer *server_peer, peer *client_peers) {
+    rc_event e = {.struct_size = sizeof(rc_event)};
+    int has = 0;
+    while (rc_server_next_event(s, &e, &has) == RC_OK && has) count_event(server_peer, &e);
+    for (int i = 0; i < players; ++i)
+        while (rc_client_next_event(clients[i], &e, &has) == RC_OK && has) count_event(&client_peers[i], &e);
+}
+
+/* ------------------------------------------------------------------ a match */
+
+typedef struct match_result {
+    unsigned long long rollbacks[players];
+    rc_frame confirmed;  /* every frame below is confirmed on both clients */
+    uint64_t final_hash; /* the server's after frame `confirmed - 1` */
+} match_result;
+
+static peer server_peer, client_peers[players];
+
+/* Plays a match. @p wall: real time (ENet), else virtual milliseconds. */
+static match_result play(int poll_mode, rc_transport *server_end, rc_transport *const *client_ends, int wall,
+                         uint64_t duration_ms, rc_schema *schema) {
+    match_result result;
+    memset(&result, 0, sizeof result);
+    memset(&server_peer, 0, sizeof server_peer);
+    memset(client_peers, 0, sizeof client_peers);
+    server_peer.name = "server";
+    client_peers[0].name = "client 0";
+    client_peers[1].name = "client 1";
+
+    rc_session_config config = {.struct_size = sizeof(rc_session_config)};
+    CALL(rc_session_config_default(&config), rc_last_error());
+    config.max_players = players;
+    config.input_size = sizeof(stick);
+    config.input_layout_hash = stick_layout_hash();
+    config.content_version = 7;
+    const uint8_t no_repeat[sizeof(stick)] = {0, 0, 1, 0}; /* fire is never predicted */
+    config.no_repeat = no_repeat;
+    config.no_repeat_size = sizeof no_repeat;
+
+    CALL(rc_world_create(schema, &server_peer.world), rc_last_error());
+    populate(server_peer.world);
+    rc_server *server = NULL;
+    CALL(rc_server_create(&config, server_peer.world, server_end, poll_mode ? NULL : step_callback, &server_peer, NULL,
+                          &server),
+         rc_last_error());
+    rc_client *clients[players];
+    for (int i = 0; i < players; ++i) {
+        CALL(rc_world_create(schema, &client_peers[i].world), rc_last_error());
+        rc_client_options options = {.struct_size = sizeof(rc_client_options)};
+        CALL(rc_client_options_default(&options), rc_last_error());
+        options.name = i == 0 ? "ada" : "grace";
+        CALL(rc_client_create(&config, client_peers[i].world, client_ends[i], poll_mode ? NULL : step_callback,
+                              &client_peers[i], &options, &clients[i]),
+             rc_last_error());
+    }
+
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (uint64_t now = 1; now <= duration_ms;) {
+        CALL(rc_server_update(server, now), rc_server_last_error(server));
+        if (poll_mode) run_server_requests(server, &server_peer);
+        for (int i = 0; i < players; ++i) {
+            rc_client_info info = {.struct_size = sizeof(rc_client_info)};
+            CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
+            const stick s = stick_for(info.current_frame, info.slot < 0 ? 0u : (uint32_t)info.slot);
+            CALL(rc_client_update(clients[i], now, &s, sizeof s), rc_client_last_error(clients[i]));
+            if (poll_mode) run_client_requests(clients[i], &client_peers[i]);
+        }
+        drain_events(server, clients, &server_peer, client_peers);
+        if (wall) {
+            const struct timespec pause = {0, 1000000};
+            nanosleep(&pause, NULL);
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            now = 1u + (uint64_t)(t.tv_sec - start.tv_sec) * 1000u + (uint64_t)((t.tv_nsec - start.tv_nsec) / 1000000);
+        } else {
+            now += 2;
+        }
+    }
+
+    result.confirmed = max_frames;
+    for (int i = 0; i < players; ++i) {
+        rc_session_stats st = {.struct_size = sizeof(rc_session_stats)};
+        CALL(rc_client_stats(clients[i], &st), rc_client_last_error(clients[i]));
+        result.rollbacks[i] = st.rollbacks;
+        rc_client_info info = {.struct_size = sizeof(rc_client_info)};
+        CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
+        CHECK(info.state == RC_CLIENT_RUNNING);
+        CHECK(info.slot == i);
+        if (info.confirmed_frame < result.confirmed) result.confirmed = info.confirmed_frame;
+        CHECK(client_peers[i].synchronized == 1);
+        CHECK(client_peers[i].desyncs == 0);
+        CHECK(client_peers[i].failed == 0);
+    }
+    rc_session_stats totals = {.struct_size = sizeof(rc_session_stats)};
+    CALL(rc_server_totals(server, &totals), rc_server_last_error(server));
+    CHECK(totals.desyncs == 0);
+    CHECK(totals.unverified_desyncs == 0);
+    CHECK(server_peer.desyncs == 0 && server_peer.failed == 0);
+
+    /* Frames confirmed long enough ago that any correction has run: every peer that stepped
+     * them last stepped them with the confirmed inputs, so the hashes must be the server's. */
+    const rc_frame settled = result.confirmed > 30u ? result.confirmed - 30u : 0u;
+    unsigned compared = 0;
+    for (rc_frame f = 0; f < settled && f < max_frames; ++f) {
+        if (!server_peer.have[f]) continue;
+        for (int i = 0; i < players; ++i) {
+            if (!client_peers[i].have[f]) continue;
+            ++compared;
+            if (client_peers[i].hashes[f] != server_peer.hashes[f]) {
+                ++failures;
+                fprintf(stderr, "frame %llu: %s's hash differs from the server's\n", (unsigned long long)f,
+                        client_peers[i].name);
+            }
+        }
+    }
+    CHECK(compared > 100);
+    if (settled > 0 && server_peer.have[settled - 1]) result.final_hash = server_peer.hashes[settled - 1];
+    printf("%s mode: %llu confirmed frames, %u client frames compared with the server's, rollbacks %llu + %llu\n",
+           poll_mode ? "poll" : "callback", (unsigned long long)result.confirmed, compared, result.rollbacks[0],
+           result.rollbacks[1]);
+
+    for (int i = 0; i < players; ++i) {
+        rc_client_destroy(clients[i]);
+        rc_world_destroy(client_peers[i].world);
+    }
+    rc_server_destroy(server);
+    rc_world_destroy(server_peer.world);
+    return result;
+}
+
+static match_result play_simulated(int poll_mode, rc_schema *schema) {
+    rc_sim_network *net = NULL;
+    CALL(rc_sim_network_create(20261126u, &net), rc_last_error());
+    rc_transport *server_end = NULL, *client_ends[players];
+    CALL(rc_sim_network_server(net, &server_end), rc_last_error());
+    const rc_link link = {sizeof(rc_link), 40, 25, 0.03, 0.01, 0.02};
+    for (int i = 0; i < players; ++i) CALL(rc_sim_network_connect(net, &link, &link, &client_ends[i]), rc_last_error());
+    const match_result r = play(poll_mode, server_end, client_ends, 0, 12000, schema);
+    for (int i = 0; i < players; ++i) rc_transport_destroy(client_ends[i]);
+    rc_transport_destroy(server_end);
+    rc_sim_network_destroy(net);
+    return r;
+}
+
+int main(int argc, char **argv) {
+    const char *which = argc > 1 ? argv[1] : "sim";
+    rc_schema *schema = make_schema();
+    if (strcmp(which, "sim") == 0) {
+        const match_result callback = play_simulated(0, schema);
+        const match_result poll = play_simulated(1, schema);
+        CHECK(callback.rollbacks[0] + callback.rollbacks[1] > 0);
+        CHECK(poll.rollbacks[0] + poll.rollbacks[1] > 0);
+        CHECK(resimulated_requests > 0);
+        /* Same seed, same inputs, same virtual clock: the modes differ only in who calls the
+         * step, so the matches are the same. */
+        CHECK(callback.confirmed == poll.confirmed);
+        CHECK(callback.final_hash != 0 && callback.final_hash == poll.final_hash);
+        CHECK(callback.rollbacks[0] == poll.rollbacks[0] && callback.rollbacks[1] == poll.rollbacks[1]);
+    } else if (strcmp(which, "enet") == 0) {
+        rc_transport *server_end = NULL, *client_ends[players];
+        CALL(rc_enet_server_create(0, players, &server_end), rc_last_error());
+        uint16_t port = 0;
+        CALL(rc_transport_local_port(server_end, &port), rc_last_error());
+        CHECK(port != 0);
+        for (int i = 0; i < players; ++i)
+            CALL(rc_enet_client_create("127.0.0.1", port, &client_ends[i]), rc_last_error());
+        const match_result r = play(1, server_end, client_ends, 1, 4000, schema);
+        CHECK(r.confirmed > 120); /* about 4 s at 60 Hz, minus the handshake */
+        for (int i = 0; i < players; ++i) rc_transport_destroy(client_ends[i]);
+        rc_transport_destroy(server_end);
+    } else {
+        fprintf(stderr, "usage: c_sessions sim|enet\n");
+        return 2;
+    }
+    rc_schema_destroy(schema);
+    if (failures) fprintf(stderr, "c_sessions %s: %d check(s) failed\n", which, failures);
+    return failures ? 1 : 0;
+}
