@@ -247,3 +247,61 @@ TEST_CASE("rollback::is_resimulating is false again when a re-simulated step thr
                     std::runtime_error);
     CHECK_FALSE(rb.is_resimulating());
 }
+
+TEST_CASE("rollback::begin, before and end run resimulate's steps one frame at a time", "[net][parts][rollback]") {
+    // A client's step requests hand each re-simulated frame out between before() and the next
+    // one (docs/net.md, "Poll mode").
+    world w = new_world();
+    rollback rb{16};
+    std::vector<std::uint64_t> first;
+    run_true(w, 12, &rb, first);
+    const std::uint64_t present = hash(w);
+    // A restore error leaves the world as it was and starts nothing.
+    for (const frame_t from : {frame_t{12}, frame_t{40}}) {
+        INFO("from " << from);
+        CHECK_FALSE(rb.begin(w, from).ok());
+        CHECK(hash(w) == present);
+        CHECK_FALSE(rb.is_resimulating());
+    }
+    REQUIRE(rb.begin(w, 5).ok());
+    CHECK(rb.is_resimulating());
+    CHECK(hash(w) == first[5]);
+    CHECK(rb.find(6) == nullptr); // the restore dropped the old future
+    std::vector<std::uint64_t> starts;
+    {
+        const rollback::resimulation guard{rb};
+        // The first frame's start is held already: before() leaves it alone (the change below
+        // would otherwise be saved as frame 5's start).
+        w.resource<ships>().score[0] += 1;
+        rb.before(w, 5);
+        REQUIRE(rb.find(5) != nullptr);
+        CHECK(hash(*rb.find(5)) == first[5]);
+        for (frame_t f = 5; f < 12; ++f) {
+            INFO("frame " << f);
+            if (f != 5) {
+                CHECK(rb.find(f) == nullptr);
+                rb.before(w, f);
+                REQUIRE(rb.find(f) != nullptr); // every later frame's start is saved anew
+                CHECK(hash(*rb.find(f)) == hash(w));
+            }
+            starts.push_back(hash(w));
+            CHECK(rb.is_resimulating());
+            step_record(w, f, other_record(f).data());
+        }
+    }
+    CHECK_FALSE(rb.is_resimulating()); // the guard ended it when it left scope
+    CHECK(rb.find(12) == nullptr);
+    for (frame_t f = 6; f < 12; ++f) CHECK(hash(*rb.find(f)) == starts[f - 5]);
+    // end() on its own ends it too, and a guard ends it when a step throws.
+    REQUIRE(rb.begin(w, 8).ok());
+    rb.end();
+    CHECK_FALSE(rb.is_resimulating());
+    REQUIRE(rb.begin(w, 8).ok());
+    CHECK_THROWS_AS(
+        [&] {
+            const rollback::resimulation guard{rb};
+            throw std::runtime_error("a step that throws");
+        }(),
+        std::runtime_error);
+    CHECK_FALSE(rb.is_resimulating());
+}
