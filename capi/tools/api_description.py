@@ -12,9 +12,10 @@ Runs `clang -Xclang -ast-dump=json -fsyntax-only -x c <header>` (or reads a save
   structs    name, fields (name and type); opaque handles (rc_world, ...) have "opaque": true
   enums      name, constants with their values
   typedefs   name and the type it names (rc_step_fn is a function-pointer type)
-  macros     RC_ABI_VERSION and RC_NULL_ENTITY. Macros are not in clang's AST: they are read
-             from the header's `#define` lines with a simple regular expression, and only
-             object-like macros whose value is an integer literal are kept.
+  macros     RC_ABI_VERSION, RC_NULL_ENTITY and RC_RECONNECT_TOKEN_SIZE (EXPORTED_MACROS).
+             Macros are not in clang's AST: they are read from the header's `#define` lines
+             with a simple regular expression, and only object-like macros whose value is an
+             integer literal are kept.
 
 Every type is given twice: "spelling", clang's text ("const rc_field *"), and "type", a parsed
 tree that needs no C parser to use:
@@ -39,7 +40,7 @@ import sys
 FORMAT = 1
 
 # Object-like macros to export, with what they are.
-EXPORTED_MACROS = ("RC_ABI_VERSION", "RC_NULL_ENTITY")
+EXPORTED_MACROS = ("RC_ABI_VERSION", "RC_NULL_ENTITY", "RC_RECONNECT_TOKEN_SIZE")
 
 
 class DescriptionError(Exception):
@@ -370,7 +371,7 @@ _INT_LITERAL = re.compile(r"^\(?\s*(?:U?INT\d+_C\(\s*)?(0[xX][0-9a-fA-F]+|\d+)[u
 
 
 def read_macros(header_text):
-    """RC_ABI_VERSION and RC_NULL_ENTITY from the header's #define lines (not in clang's AST).
+    """EXPORTED_MACROS from the header's #define lines (not in clang's AST).
     A simple regular expression: an object-like macro whose value is an integer literal,
     optionally with a u/l suffix or wrapped in UINT64_C(...)."""
     found = {}

@@ -9,9 +9,11 @@ module it writes holds, for everything the header declares:
   - a ctypes.Structure class per struct (opaque handles are empty Structures used through
     POINTER), with _fields_ in the header's order;
   - the enum constants as module integers, and each enum type as a ctypes integer;
-  - the scalar typedefs (rc_entity, rc_frame) and the function-pointer typedefs as
-    ctypes.CFUNCTYPE types (rc_step_fn);
-  - RC_ABI_VERSION and RC_NULL_ENTITY;
+  - the scalar typedefs (rc_entity, rc_frame) and the function-pointer typedefs
+    (rc_step_fn, rc_session_step_fn) as ctypes.CFUNCTYPE types whose parameters also take
+    None, a NULL callback (rc_server_create's step: NULL selects poll mode);
+  - the macros the description carries (RC_ABI_VERSION, RC_NULL_ENTITY,
+    RC_RECONNECT_TOKEN_SIZE);
   - FUNCTIONS: name -> (restype, argtypes) for every function, and load(path), which opens the
     library and sets argtypes and restype on every function. A function the library does not
     export makes load() fail with its name: the header and the library have drifted.
@@ -132,7 +134,7 @@ class _Generator:
             raise GenerateError("%s: a variadic callback cannot be a CFUNCTYPE" % context)
         args = [self.result_expr(f["return"], context)]
         args += [self.expr(p, "%s parameter %d" % (context, i)) for i, p in enumerate(f["params"])]
-        return "ctypes.CFUNCTYPE(%s)" % ", ".join(args)
+        return "_callback_type(%s)" % ", ".join(args)
 
     # -------------------------------------------------------------- ordering
 
@@ -213,6 +215,9 @@ class _Generator:
         w("")
         w("import ctypes")
         w("")
+        w(_CALLBACK_TYPE)
+        w("")
+        w("")
         w("HEADER = %r" % d["header"])
         w("HEADER_SHA256 = %r" % d["header_sha256"])
         w("")
@@ -273,6 +278,32 @@ class _Generator:
         w("")
         w(_LOADER)
         return "\n".join(out) + "\n"
+
+
+_CALLBACK_TYPE = '''
+_CALLBACK_TYPES = {}
+
+
+def _callback_type(restype, *argtypes):
+    """ctypes.CFUNCTYPE(restype, *argtypes), except that a parameter of this type also takes
+    None, passed as a NULL function pointer (plain CFUNCTYPE parameters refuse None). One class
+    per signature, as CFUNCTYPE caches them."""
+    key = (restype, argtypes)
+    if key not in _CALLBACK_TYPES:
+        base = ctypes.CFUNCTYPE(restype, *argtypes)
+
+        class _Callback(base):
+            _argtypes_ = base._argtypes_
+            _restype_ = base._restype_
+            _flags_ = base._flags_
+
+            @classmethod
+            def from_param(cls, obj):
+                return cls() if obj is None else type(cls).from_param(cls, obj)
+
+        _CALLBACK_TYPES[key] = _Callback
+    return _CALLBACK_TYPES[key]
+'''.strip("\n")
 
 
 _LOADER = '''

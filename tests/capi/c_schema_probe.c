@@ -103,12 +103,130 @@ static int print_sizes(void) {
     OFFSET(rc_verify_report, expected);
     OFFSET(rc_verify_report, actual);
 
+    SIZE(rc_frame_inputs);
+    OFFSET(rc_frame_inputs, frame);
+    OFFSET(rc_frame_inputs, players);
+    OFFSET(rc_frame_inputs, input_size);
+    OFFSET(rc_frame_inputs, flags);
+    OFFSET(rc_frame_inputs, inputs);
+    OFFSET(rc_frame_inputs, record);
+    OFFSET(rc_frame_inputs, record_size);
+
+    SIZE(rc_session_config);
+    OFFSET(rc_session_config, struct_size);
+    OFFSET(rc_session_config, tick_hz);
+    OFFSET(rc_session_config, max_players);
+    OFFSET(rc_session_config, input_size);
+    OFFSET(rc_session_config, input_layout_hash);
+    OFFSET(rc_session_config, content_version);
+    OFFSET(rc_session_config, input_delay);
+    OFFSET(rc_session_config, max_input_delay);
+    OFFSET(rc_session_config, prediction_window);
+    OFFSET(rc_session_config, checksum_interval);
+    OFFSET(rc_session_config, interrupt_ms);
+    OFFSET(rc_session_config, disconnect_ms);
+    OFFSET(rc_session_config, no_repeat);
+    OFFSET(rc_session_config, no_repeat_size);
+
+    SIZE(rc_event);
+    OFFSET(rc_event, struct_size);
+    OFFSET(rc_event, kind);
+    OFFSET(rc_event, frame);
+    OFFSET(rc_event, slot);
+    OFFSET(rc_event, text);
+
+    SIZE(rc_session_stats);
+    OFFSET(rc_session_stats, struct_size);
+    OFFSET(rc_session_stats, rtt_ms);
+    OFFSET(rc_session_stats, jitter_ms);
+    OFFSET(rc_session_stats, loss);
+    OFFSET(rc_session_stats, frames_ahead);
+    OFFSET(rc_session_stats, rollbacks_per_s);
+    OFFSET(rc_session_stats, resimulated_per_s);
+    OFFSET(rc_session_stats, bytes_in_per_s);
+    OFFSET(rc_session_stats, bytes_out_per_s);
+    OFFSET(rc_session_stats, rollbacks);
+    OFFSET(rc_session_stats, resimulated);
+    OFFSET(rc_session_stats, stall_frames);
+    OFFSET(rc_session_stats, replaced_inputs);
+    OFFSET(rc_session_stats, confirmed_frames);
+    OFFSET(rc_session_stats, desyncs);
+    OFFSET(rc_session_stats, unverified_desyncs);
+    OFFSET(rc_session_stats, margin_ms);
+    OFFSET(rc_session_stats, input_delay);
+    OFFSET(rc_session_stats, current_frame);
+    OFFSET(rc_session_stats, confirmed_frame);
+
+    SIZE(rc_request);
+    OFFSET(rc_request, struct_size);
+    OFFSET(rc_request, world);
+    OFFSET(rc_request, inputs);
+    OFFSET(rc_request, resimulating);
+
+    SIZE(rc_link);
+    OFFSET(rc_link, struct_size);
+    OFFSET(rc_link, latency_ms);
+    OFFSET(rc_link, jitter_ms);
+    OFFSET(rc_link, loss);
+    OFFSET(rc_link, duplicate);
+    OFFSET(rc_link, reorder);
+
+    SIZE(rc_server_options);
+    OFFSET(rc_server_options, struct_size);
+    OFFSET(rc_server_options, record_path);
+    OFFSET(rc_server_options, forensics_dir);
+    OFFSET(rc_server_options, max_spectators);
+    OFFSET(rc_server_options, hello_timeout_ms);
+    OFFSET(rc_server_options, load_timeout_ms);
+    OFFSET(rc_server_options, max_packets_per_second);
+    OFFSET(rc_server_options, max_uploads_per_client);
+    OFFSET(rc_server_options, upload_size_factor);
+    OFFSET(rc_server_options, max_upload_bytes);
+    OFFSET(rc_server_options, upload_budget_bytes);
+    OFFSET(rc_server_options, upload_timeout_ms);
+    OFFSET(rc_server_options, resync_interval_ms);
+    OFFSET(rc_server_options, max_false_claims);
+    OFFSET(rc_server_options, max_forensic_files);
+    OFFSET(rc_server_options, verify_spectators);
+    OFFSET(rc_server_options, history_frames);
+    OFFSET(rc_server_options, forensic_frames);
+    OFFSET(rc_server_options, end_timeout_ms);
+
+    SIZE(rc_server_info);
+    OFFSET(rc_server_info, struct_size);
+    OFFSET(rc_server_info, frame);
+    OFFSET(rc_server_info, players);
+    OFFSET(rc_server_info, ended);
+    OFFSET(rc_server_info, finished);
+
+    SIZE(rc_client_options);
+    OFFSET(rc_client_options, struct_size);
+    OFFSET(rc_client_options, name);
+    OFFSET(rc_client_options, spectator);
+    OFFSET(rc_client_options, join_token);
+    OFFSET(rc_client_options, join_token_size);
+    OFFSET(rc_client_options, reconnect_token);
+    OFFSET(rc_client_options, reconnect_token_size);
+    OFFSET(rc_client_options, connect_timeout_ms);
+
+    SIZE(rc_client_info);
+    OFFSET(rc_client_info, struct_size);
+    OFFSET(rc_client_info, state);
+    OFFSET(rc_client_info, slot);
+    OFFSET(rc_client_info, players);
+    OFFSET(rc_client_info, tick_hz);
+    OFFSET(rc_client_info, current_frame);
+    OFFSET(rc_client_info, confirmed_frame);
+
     /* Scalar typedefs and enums, so the Python side checks their widths too. */
     SIZE(rc_entity);
     SIZE(rc_frame);
     SIZE(rc_status);
     SIZE(rc_kind);
     SIZE(rc_step_fn);
+    SIZE(rc_event_kind);
+    SIZE(rc_client_state);
+    SIZE(rc_session_step_fn);
     return 0;
 }
 
