@@ -9,6 +9,11 @@
 #                                 rollback and a verified replay, and a C++ snapshot loaded into a
 #                                 Python-declared world. Skipped when the description is not
 #                                 built (no clang or python3 at configure time).
+#   capi:python_sessions          tests/capi/test_python_sessions.py: a server and two clients
+#                                 over rc_sim_network in poll mode, each frame stepped from
+#                                 Python; no desync, rollbacks, the clients' confirmed frames
+#                                 equal to the server's; poll-mode misuse. Skipped like
+#                                 capi:python.
 set(retcon_capi_py_dir ${CMAKE_CURRENT_LIST_DIR})
 
 
@@ -41,6 +46,14 @@ if(TARGET retcon_c_api_description AND Python3_Interpreter_FOUND)
       --header ${PROJECT_SOURCE_DIR}/capi/include/retcon.h
       --gen ${PROJECT_SOURCE_DIR}/capi/tools/gen_ctypes.py)
   set_tests_properties(capi:python PROPERTIES TIMEOUT 600)
+  add_test(NAME capi:python_sessions
+    COMMAND ${Python3_EXECUTABLE} ${retcon_capi_py_dir}/test_python_sessions.py
+      $<TARGET_FILE:retcon_c>
+      ${CMAKE_BINARY_DIR}/capi/retcon_api.json
+      ${retcon_capi_py_scratch}
+      --header ${PROJECT_SOURCE_DIR}/capi/include/retcon.h
+      --gen ${PROJECT_SOURCE_DIR}/capi/tools/gen_ctypes.py)
+  set_tests_properties(capi:python_sessions PROPERTIES TIMEOUT 600)
   # A sanitized library cannot be loaded into an unsanitized python3 unless the sanitizer
   # runtime comes first, and libstdc++ right after it: ASan resolves its __cxa_throw
   # interceptor when it starts, and python3 itself does not load libstdc++ (without it, the
@@ -51,10 +64,10 @@ if(TARGET retcon_c_api_description AND Python3_Interpreter_FOUND)
       OUTPUT_VARIABLE retcon_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
     execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
       OUTPUT_VARIABLE retcon_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
-    set_tests_properties(capi:python PROPERTIES
+    set_tests_properties(capi:python capi:python_sessions PROPERTIES
       ENVIRONMENT "LD_PRELOAD=${retcon_libasan}:${retcon_libstdcxx};ASAN_OPTIONS=detect_leaks=0")
   endif()
 else()
-  message(STATUS "retcon: capi:python is skipped: no C API description (needs clang and python3, "
-                 "see capi/api.cmake)")
+  message(STATUS "retcon: capi:python and capi:python_sessions are skipped: no C API description "
+                 "(needs clang and python3, see capi/api.cmake)")
 endif()
