@@ -9,6 +9,10 @@ struct rc_client final : retcon::capi::session_handle {
         : session_handle{w, t, step, user}, session{std::move(config), w.world,
                                                     retcon::capi::steps_only_through_requests(), *t.transport,
                                                     std::move(options)} {}
+    ~rc_client() override { drop_requests(); }
+    rc_client(const rc_client &) = delete;
+    rc_client &operator=(const rc_client &) = delete;
+
     retcon::client_session session;
     std::vector<std::byte> input; ///< this update's input, used by every frame it runs
 
@@ -91,8 +95,8 @@ rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_
         if (!world || !transport || !out)
             return fail(err, RC_ERR_NULL, "rc_client_create: world, transport or out is NULL");
         *out = nullptr;
-        const auto cfg = config_from_c(err, config, false, "rc_client_create");
-        if (!cfg) return config ? RC_ERR_ARGUMENT : RC_ERR_NULL;
+        session_config cfg;
+        if (auto s = config_from_c(err, config, false, "rc_client_create", cfg); s != RC_OK) return s;
         rc_client_options defaults{};
         defaults.struct_size = sizeof defaults;
         (void)rc_client_options_default(&defaults);
@@ -104,8 +108,8 @@ rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_
         }
         auto opt = options_from_c(err, options ? *options : defaults);
         if (!opt) return RC_ERR_ARGUMENT;
-        auto *c = new rc_client{*world, *transport, step, user, *cfg, std::move(*opt)};
-        c->input.assign(cfg->input_size, std::byte{0});
+        auto *c = new rc_client{*world, *transport, step, user, cfg, std::move(*opt)};
+        c->input.assign(cfg.input_size, std::byte{0});
         *out = c;
         return RC_OK;
     });

@@ -9,6 +9,10 @@ struct rc_server final : retcon::capi::session_handle {
         : session_handle{w, t, step, user}, session{std::move(config), w.world,
                                                     retcon::capi::steps_only_through_requests(), *t.transport,
                                                     std::move(options)} {}
+    ~rc_server() override { drop_requests(); }
+    rc_server(const rc_server &) = delete;
+    rc_server &operator=(const rc_server &) = delete;
+
     retcon::server_session session;
 
 private:
@@ -87,8 +91,8 @@ rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_
         if (!world || !transport || !out)
             return fail(err, RC_ERR_NULL, "rc_server_create: world, transport or out is NULL");
         *out = nullptr;
-        const auto cfg = config_from_c(err, config, true, "rc_server_create");
-        if (!cfg) return config ? RC_ERR_ARGUMENT : RC_ERR_NULL;
+        session_config cfg;
+        if (auto s = config_from_c(err, config, true, "rc_server_create", cfg); s != RC_OK) return s;
         rc_server_options defaults{};
         defaults.struct_size = sizeof defaults;
         (void)rc_server_options_default(&defaults);
@@ -101,7 +105,7 @@ rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_
         server_options opt = options_from_c(options ? *options : defaults);
         if (const std::string why = server_options_problem(opt); !why.empty())
             return fail(err, RC_ERR_ARGUMENT, "rc_server_create: %s", why.c_str());
-        *out = new rc_server{*world, *transport, step, user, *cfg, std::move(opt)};
+        *out = new rc_server{*world, *transport, step, user, cfg, std::move(opt)};
         return RC_OK;
     });
 }

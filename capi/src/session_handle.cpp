@@ -26,8 +26,11 @@ void session_handle::abandon(std::string why) {
 rc_status session_handle::refuse_inside_step(const char *what) {
     if (!outstanding()) return RC_OK;
     const frame_t frame = current_->inputs.frame();
-    const std::string why = std::string{what} + " was called inside the step of frame " + std::to_string(frame) +
-                            (in_callback_ ? "" : " (before rc_*_request_done)") + ": the session has ended";
+    const std::string why =
+        std::string{what} +
+        (in_callback_ ? " was called inside the step of frame " + std::to_string(frame)
+                      : " was called before the request for frame " + std::to_string(frame) + " was done") +
+        ": the session has ended";
     if (in_callback_) misuse_ = why; // abandoned when the callback returns: its frame is on the stack
     else
         abandon(why);
@@ -139,30 +142,28 @@ rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::
                 expected);
 }
 
-std::optional<session_config> config_from_c(std::string &where, const rc_session_config *c, bool server_side,
-                                            const char *what) {
-    if (!c) {
-        fail(where, RC_ERR_NULL, "%s: config is NULL", what);
-        return std::nullopt;
-    }
-    if (check_struct_size(where, c->struct_size, sizeof(rc_session_config), what, "config") != RC_OK)
-        return std::nullopt;
-    const auto too_big = [&](const char *field, std::uint64_t value, std::uint64_t max) {
-        if (value <= max) return false;
-        fail(where, RC_ERR_ARGUMENT, "%s: config %s %llu exceeds %llu", what, field,
-             static_cast<unsigned long long>(value), static_cast<unsigned long long>(max));
-        return true;
-    };
-    if (too_big("tick_hz", c->tick_hz, 0xFFFF) || too_big("max_players", c->max_players, 0xFF) ||
-        too_big("input_size", c->input_size, 0xFFFF) || too_big("input_delay", c->input_delay, 0xFF) ||
-        too_big("max_input_delay", c->max_input_delay, 0xFF) ||
-        too_big("no_repeat_size", c->no_repeat_size, c->input_size))
-        return std::nullopt;
-    if (c->no_repeat_size > 0 && !c->no_repeat) {
-        fail(where, RC_ERR_NULL, "%s: config no_repeat is NULL but no_repeat_size is %u", what, c->no_repeat_size);
-        return std::nullopt;
-    }
-    session_config out;
+rc_status config_from_c(std::string &where, const rc_session_config *c, bool server_side, const char *what,
+                        session_config &out) {
+    if (!c) return fail(where, RC_ERR_NULL, "%s: config is NULL", what);
+    if (auto s = check_struct_size(where, c->struct_size, sizeof(rc_session_config), what, "config"); s != RC_OK)
+        return s;
+    const struct {
+        const char *field;
+        std::uint64_t value, max;
+    } bounds[] = {{"tick_hz", c->tick_hz, 0xFFFF},
+                  {"max_players", c->max_players, 0xFF},
+                  {"input_size", c->input_size, 0xFFFF},
+                  {"input_delay", c->input_delay, 0xFF},
+                  {"max_input_delay", c->max_input_delay, 0xFF},
+                  {"no_repeat_size", c->no_repeat_size, c->input_size}};
+    for (const auto &b : bounds)
+        if (b.value > b.max)
+            return fail(where, RC_ERR_ARGUMENT, "%s: config %s %llu exceeds %llu", what, b.field,
+                        static_cast<unsigned long long>(b.value), static_cast<unsigned long long>(b.max));
+    if (c->no_repeat_size > 0 && !c->no_repeat)
+        return fail(where, RC_ERR_NULL, "%s: config no_repeat is NULL but no_repeat_size is %u", what,
+                    c->no_repeat_size);
+    out = session_config{};
     out.tick_hz = static_cast<std::uint16_t>(c->tick_hz);
     out.max_players = static_cast<std::uint8_t>(c->max_players);
     out.input_size = static_cast<std::uint16_t>(c->input_size);
@@ -176,11 +177,9 @@ std::optional<session_config> config_from_c(std::string &where, const rc_session
     out.disconnect_ms = c->disconnect_ms;
     for (std::uint32_t i = 0; i < c->no_repeat_size; ++i)
         if (c->no_repeat[i] != 0) out.prediction.no_repeat_bytes(i, 1);
-    if (const std::string why = session_config_problem(out, server_side); !why.empty()) {
-        fail(where, RC_ERR_ARGUMENT, "%s: %s", what, why.c_str());
-        return std::nullopt;
-    }
-    return out;
+    if (const std::string why = session_config_problem(out, server_side); !why.empty())
+        return fail(where, RC_ERR_ARGUMENT, "%s: %s", what, why.c_str());
+    return RC_OK;
 }
 
 void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept {

@@ -63,6 +63,13 @@ public:
     std::uint64_t now = 0;
 
 protected:
+    /// @brief Drops the requests in progress (the C++ session then ends, if one was outstanding).
+    /// The derived handle's destructor calls it while its C++ session, which owns the requests'
+    /// memory, still lives.
+    void drop_requests() noexcept {
+        current_ = nullptr;
+        requests_ = {};
+    }
     /// @brief True when the session has a frame due at `now`.
     virtual bool due() = 0;
     /// @brief The requests of one tick.
@@ -86,9 +93,9 @@ private:
 
 /// @brief The C view of a frame's inputs.
 rc_frame_inputs to_c(const frame_inputs &in) noexcept;
-/// @brief A session_config from its C struct, or the reason in @p where.
-std::optional<session_config> config_from_c(std::string &where, const rc_session_config *config, bool server_side,
-                                            const char *what);
+/// @brief Reads a session_config from its C struct into @p out, or says what is wrong in @p where.
+rc_status config_from_c(std::string &where, const rc_session_config *config, bool server_side, const char *what,
+                        session_config &out);
 /// @brief Copies C++ statistics into their C struct (whose struct_size was checked).
 void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept;
 /// @brief RC_OK when @p struct_size covers @p expected bytes; otherwise the message.

@@ -23,7 +23,8 @@ void *step_requests::promise_type::place(std::size_t size, internal::coroutine_m
 
 void step_requests::promise_type::operator delete(void *frame, std::size_t) noexcept {
     std::byte *block = static_cast<std::byte *>(frame) - frame_header;
-    if (internal::coroutine_memory *owner = *reinterpret_cast<internal::coroutine_memory **>(block)) owner->release();
+    if (internal::coroutine_memory *owner = *reinterpret_cast<internal::coroutine_memory **>(block))
+        owner->release(block);
     else
         ::operator delete(block);
 }

@@ -33,7 +33,7 @@ set_tests_properties(capi:c_program PROPERTIES TIMEOUT 300)
 
 # retcon_capi_tests - one Catch2 case per misuse of the C API (tests/capi/misuse.cpp).
 retcon_add_test_suite(retcon_capi_tests
-  SOURCES ${retcon_capi_c_tests_dir}/misuse.cpp
+  SOURCES ${retcon_capi_c_tests_dir}/misuse.cpp ${retcon_capi_c_tests_dir}/session_misuse.cpp
   LIBS retcon::c)
 target_compile_definitions(retcon_capi_tests PRIVATE RETCON_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 

@@ -135,11 +135,13 @@ struct program_owner : internal::coroutine_memory {
             co_yield step_request{&w, frame_inputs{f, 1, 1, record.data()}, false};
         co_return true;
     }
-    /// True if the reused block is free (takes it and gives it back).
-    bool block_free() {
-        if (allocate(1) == nullptr) return false;
-        release();
-        return true;
+    /// How many of the two reused blocks are free (takes them and gives them back).
+    int blocks_free() {
+        void *a = allocate(1);
+        void *b = a != nullptr ? allocate(1) : nullptr;
+        if (b != nullptr) release(b);
+        if (a != nullptr) release(a);
+        return (a != nullptr ? 1 : 0) + (b != nullptr ? 1 : 0);
     }
 };
 
@@ -372,18 +374,22 @@ TEST_CASE("a tick that needs no step gives requests that are done at once with r
     }
 }
 
-TEST_CASE("coroutine_memory hands out one block at a time and reuses it", "[net][poll]") {
+TEST_CASE("coroutine_memory hands out two blocks at a time and reuses them", "[net][poll]") {
     internal::coroutine_memory mem;
     void *first = mem.allocate(64);
+    void *second = mem.allocate(64); // the next tick's frame, made before the old one is dropped
     REQUIRE(first != nullptr);
-    CHECK(mem.allocate(64) == nullptr); // busy: the caller falls back to the heap
-    mem.release();
+    REQUIRE(second != nullptr);
+    CHECK(first != second);
+    CHECK(mem.allocate(64) == nullptr); // both busy: the caller falls back to the heap
+    mem.release(first);
     {
         allocation_counter counter;
-        CHECK(mem.allocate(64) == first); // the next tick's frame: the same block, no allocation
-        mem.release();
+        CHECK(mem.allocate(64) == first); // the same block, no allocation
+        mem.release(first);
         CHECK(mem.allocate(16) == first); // a smaller frame fits too
-        mem.release();
+        mem.release(first);
+        mem.release(second);
         CHECK(counter.count() == 0);
     }
     {
@@ -391,22 +397,22 @@ TEST_CASE("coroutine_memory hands out one block at a time and reuses it", "[net]
         void *bigger = mem.allocate(4096); // outgrown: one new block, kept from now on
         REQUIRE(bigger != nullptr);
         CHECK(counter.count() == 1);
-        mem.release();
+        mem.release(bigger);
         CHECK(mem.allocate(4096) == bigger);
-        mem.release();
+        mem.release(bigger);
         CHECK(counter.count() == 1);
     }
 }
 
-TEST_CASE("a step program reuses its owner's block, and a second live one comes from the heap and still works",
+TEST_CASE("a step program reuses its owner's blocks, and a third live one comes from the heap and still works",
           "[net][poll]") {
     program_owner owner;
     {
-        step_requests warm = owner.frames(0, 2); // the first program sizes the block
-        CHECK_FALSE(owner.block_free());
+        step_requests warm = owner.frames(0, 2); // the first program sizes a block
+        CHECK(owner.blocks_free() == 1);
         CHECK(drain(warm) == std::vector<frame_t>{0, 1});
     }
-    CHECK(owner.block_free());
+    CHECK(owner.blocks_free() == 2);
     {
         allocation_counter counter;
         step_requests again = owner.frames(2, 2);
@@ -415,21 +421,26 @@ TEST_CASE("a step program reuses its owner's block, and a second live one comes 
         CHECK(counter.count() == 0); // the same block
     }
     step_requests first = owner.frames(10, 3);
-    REQUIRE(first.next() != nullptr); // outstanding: the block is busy
+    REQUIRE(first.next() != nullptr); // outstanding: its block is busy
+    step_requests second = owner.frames(30, 2);
+    REQUIRE(second.next() != nullptr); // the other block
+    CHECK(owner.blocks_free() == 0);
     std::size_t heap = 0;
     {
         allocation_counter counter;
-        step_requests second = owner.frames(20, 2);
+        step_requests third = owner.frames(20, 2);
         heap = counter.count();
-        CHECK(drain(second) == std::vector<frame_t>{20, 21});
-        CHECK(second.result());
+        CHECK(drain(third) == std::vector<frame_t>{20, 21});
+        CHECK(third.result());
     }
     CHECK(heap >= 1);
-    CHECK_FALSE(owner.block_free()); // freeing the heap frame left the first program's block alone
+    CHECK(owner.blocks_free() == 0); // freeing the heap frame left the two blocks alone
     CHECK(drain(first) == std::vector<frame_t>{11, 12});
     CHECK(first.result());
     first = step_requests{};
-    CHECK(owner.block_free());
+    CHECK(owner.blocks_free() == 1);
+    second = step_requests{};
+    CHECK(owner.blocks_free() == 2);
 }
 
 TEST_CASE("poll-mode ticks and rollbacks allocate nothing once warm", "[net][poll][allocations]") {
@@ -642,11 +653,10 @@ TEST_CASE("tick() whose step throws passes the exception on and ends the session
 
 // The requests of the previous tick are still alive while the next tick's are made when a
 // caller reassigns one variable (`requests = client.tick_requests(input);`, the natural loop,
-// and what a handle held across calls does): the new frame finds the block busy and comes from
-// the heap, every other tick. docs/net.md ("Poll mode") promises no allocation per tick. Fails
-// for now: [!shouldfail] pins it down; drop the tag once the reused block covers this loop.
+// and what the C API's handles do): with one reused block the new frame came from the heap every
+// other tick; the second block covers it (docs/net.md, "Poll mode": no allocation per tick).
 TEST_CASE("poll-mode ticks that reassign one requests variable allocate nothing once warm",
-          "[net][poll][allocations][!shouldfail]") {
+          "[net][poll][allocations]") {
     sim_match m{26, 2};
     m.add_client(lossy_link, lossy_link);
     m.server->on_confirmed(nullptr);

@@ -24,35 +24,47 @@ struct step_request {
 
 namespace internal {
 
-/// @brief Memory for one coroutine frame at a time, reused: a session's step programs allocate
-/// nothing once the first has run. A second frame while one is alive comes from the heap.
+/// @brief Memory for a session's coroutine frames, reused: its step programs allocate nothing
+/// once the first two have run. Two blocks, because `requests = session.tick_requests()` makes
+/// the new program before the old one is destroyed; a third live frame comes from the heap.
 class coroutine_memory {
 public:
     coroutine_memory() = default;
     coroutine_memory(const coroutine_memory &) = delete;
     coroutine_memory &operator=(const coroutine_memory &) = delete;
-    ~coroutine_memory() { ::operator delete(block_); }
-
-    /// @brief @p size bytes, from the reused block when it is free.
-    void *allocate(std::size_t size) {
-        if (busy_) return nullptr;
-        if (size > size_) {
-            ::operator delete(block_);
-            block_ = nullptr; // if the next line throws
-            size_ = 0;
-            block_ = ::operator new(size);
-            size_ = size;
-        }
-        busy_ = true;
-        return block_;
+    ~coroutine_memory() {
+        for (block &b : blocks_) ::operator delete(b.memory);
     }
-    /// @brief Gives the block back.
-    void release() noexcept { busy_ = false; }
+
+    /// @brief @p size bytes from a free block, or nullptr when both are in use.
+    void *allocate(std::size_t size) {
+        for (block &b : blocks_) {
+            if (b.busy) continue;
+            if (size > b.size) {
+                ::operator delete(b.memory);
+                b.memory = nullptr; // if the next line throws
+                b.size = 0;
+                b.memory = ::operator new(size);
+                b.size = size;
+            }
+            b.busy = true;
+            return b.memory;
+        }
+        return nullptr;
+    }
+    /// @brief Gives back the block at @p memory.
+    void release(void *memory) noexcept {
+        for (block &b : blocks_)
+            if (b.memory == memory) b.busy = false;
+    }
 
 private:
-    void *block_ = nullptr;
-    std::size_t size_ = 0;
-    bool busy_ = false;
+    struct block {
+        void *memory = nullptr;
+        std::size_t size = 0;
+        bool busy = false;
+    };
+    block blocks_[2];
 };
 
 } // namespace internal
