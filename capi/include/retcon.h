@@ -372,7 +372,7 @@ typedef struct rc_frame_inputs {
 typedef struct rc_session_config {
     uint32_t struct_size;       /* sizeof(rc_session_config) */
     uint32_t tick_hz;           /* 60 */
-    uint32_t max_players;       /* 2 (1..16) */
+    uint32_t max_players;       /* 2 (1..32) */
     uint32_t input_size;        /* 4: bytes of one player's input (1..64) */
     uint64_t input_layout_hash; /* rc_input_layout_hash of the input type; must match */
     uint64_t content_version;   /* the game's own version; must match */
@@ -416,7 +416,7 @@ typedef struct rc_event {
     uint32_t kind;        /* an rc_event_kind */
     rc_frame frame;       /* the frame it concerns */
     int32_t slot;         /* the player slot concerned, -1 if none */
-    const char *text;     /* details; valid until the next call on the session */
+    const char *text;     /* details, UTF-8; valid until the next call on the session: copy it */
 } rc_event;
 /** "desync_detected", ... ("unknown" for a value that is not a kind). */
 RC_API const char *rc_event_kind_name(uint32_t kind);
@@ -449,21 +449,27 @@ typedef struct rc_session_stats {
  *  the world where a rollback needs it. */
 typedef struct rc_request {
     uint32_t struct_size;   /* sizeof(rc_request) */
-    rc_world *world;        /* the world to step: the session's */
-    rc_frame_inputs inputs; /* the frame and its inputs; valid until rc_*_request_done */
     int resimulating;       /* 1 while a rollback re-simulates frames simulated before */
+    rc_world *world;        /* the world to step: the session's */
+    rc_frame_inputs inputs; /* the frame and its inputs; valid until rc_*_request_done (last, so it
+                               can grow) */
 } rc_request;
 
 /** Callback mode: the game's step. Advance @p world by one frame with @p inputs, changing
- *  nothing else; return 0. Anything else ends the session (RC_EVENT_SESSION_FAILED). */
+ *  nothing else; return 0. Anything else ends the session (RC_EVENT_SESSION_FAILED; the update
+ *  that called it still returns RC_OK). A session call from inside it that would change the
+ *  session (update, end_match, leave, destroy) fails and ends the session too; the update then
+ *  returns RC_ERR_ARGUMENT. */
 typedef int (*rc_session_step_fn)(rc_world *world, const rc_frame_inputs *inputs, void *user);
 
 /* Transports. A session uses one; destroy the session first. */
 typedef struct rc_transport rc_transport;
 RC_API void rc_transport_destroy(rc_transport *transport);
-/** An ENet server on UDP @p port (0: any free port, see rc_transport_local_port) for a match of
- *  @p max_players (its peer slots: docs/net.md, "Transports"). */
-RC_API rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, rc_transport **out);
+/** An ENet server on UDP @p port (0: any free port, see rc_transport_local_port) with peer slots
+ *  for @p max_players players and @p max_spectators spectators (the session's
+ *  rc_server_options.max_spectators, 8 by default) plus connections mid-handshake. */
+RC_API rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, uint32_t max_spectators,
+                                       rc_transport **out);
 /** An ENet client that connects to @p host : @p port during its session's first update. */
 RC_API rc_status rc_enet_client_create(const char *host, uint16_t port, rc_transport **out);
 RC_API rc_status rc_transport_local_port(const rc_transport *transport, uint16_t *out_port);
@@ -547,6 +553,8 @@ RC_API rc_status rc_server_get_info(const rc_server *server, rc_server_info *out
 /** Figures of the client in @p slot (zeros for an empty slot). */
 RC_API rc_status rc_server_client_stats(const rc_server *server, uint32_t slot, rc_session_stats *out);
 RC_API rc_status rc_server_totals(const rc_server *server, rc_session_stats *out);
+/** *player = the identity the host's admission gave the player of @p slot (0: none). */
+RC_API rc_status rc_server_slot_player(const rc_server *server, uint32_t slot, uint64_t *player);
 /** *known = 1 if @p token (RC_RECONNECT_TOKEN_SIZE bytes) is the reconnect token of one of
  *  this match's slots. */
 RC_API rc_status rc_server_knows_token(const rc_server *server, const void *token, size_t size, int *known);
@@ -591,7 +599,7 @@ RC_API void rc_client_destroy(rc_client *client);
 RC_API const char *rc_client_last_error(const rc_client *client);
 /** Receives what arrived by @p now_ms and runs every frame due with this player's @p input
  *  (input_size bytes; NULL and 0: the previous update's input again, zeros at first; a
- *  spectator's is ignored). Callback mode steps the frames here; poll mode prepares the first
+ *  spectator's is checked but not used). Callback mode steps the frames here; poll mode prepares the first
  *  request (rc_client_next_request). */
 RC_API rc_status rc_client_update(rc_client *client, uint64_t now_ms, const void *input, size_t size);
 RC_API rc_status rc_client_next_request(rc_client *client, rc_request *out, int *has_request);

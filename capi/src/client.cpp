@@ -115,14 +115,17 @@ rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_
     });
 }
 
-void rc_client_destroy(rc_client *client) { delete client; }
+void rc_client_destroy(rc_client *client) {
+    if (client && client->refuse_destroy("rc_client_destroy")) return;
+    delete client;
+}
 
 const char *rc_client_last_error(const rc_client *client) { return client ? client->error.c_str() : "client is NULL"; }
 
 rc_status rc_client_update(rc_client *c, uint64_t now_ms, const void *input, size_t size) {
     if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_update: client is NULL");
-    if (auto r = c->refuse_inside_step("rc_client_update"); r != RC_OK) return r;
     return guarded(c->error, [&] {
+        if (auto r = c->refuse_inside_step("rc_client_update"); r != RC_OK) return r;
         if (input) {
             if (size != c->input.size())
                 return fail(c->error, RC_ERR_SIZE, "rc_client_update: the input is %zu bytes, the config says %zu",
@@ -168,8 +171,8 @@ rc_status rc_client_next_event(rc_client *c, rc_event *out, int *has_event) {
 
 rc_status rc_client_leave(rc_client *c) {
     if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_leave: client is NULL");
-    if (auto r = c->refuse_inside_step("rc_client_leave"); r != RC_OK) return r;
     return guarded(c->error, [&] {
+        if (auto r = c->refuse_inside_step("rc_client_leave"); r != RC_OK) return r;
         c->session.leave();
         return RC_OK;
     });

@@ -110,14 +110,17 @@ rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_
     });
 }
 
-void rc_server_destroy(rc_server *server) { delete server; }
+void rc_server_destroy(rc_server *server) {
+    if (server && server->refuse_destroy("rc_server_destroy")) return;
+    delete server;
+}
 
 const char *rc_server_last_error(const rc_server *server) { return server ? server->error.c_str() : "server is NULL"; }
 
 rc_status rc_server_update(rc_server *s, uint64_t now_ms) {
     if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_update: server is NULL");
-    if (auto r = s->refuse_inside_step("rc_server_update"); r != RC_OK) return r;
     return guarded(s->error, [&] {
+        if (auto r = s->refuse_inside_step("rc_server_update"); r != RC_OK) return r;
         s->now = now_ms;
         s->session.poll(now_ms);
         return s->run_due("rc_server_update");
@@ -155,8 +158,8 @@ rc_status rc_server_next_event(rc_server *s, rc_event *out, int *has_event) {
 
 rc_status rc_server_end_match(rc_server *s) {
     if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_end_match: server is NULL");
-    if (auto r = s->refuse_inside_step("rc_server_end_match"); r != RC_OK) return r;
     return guarded(s->error, [&] {
+        if (auto r = s->refuse_inside_step("rc_server_end_match"); r != RC_OK) return r;
         s->session.end_match();
         return RC_OK;
     });
@@ -201,6 +204,15 @@ rc_status rc_server_totals(const rc_server *s, rc_session_stats *out) {
         stats_to_c(s->session.totals(), out);
         return RC_OK;
     });
+}
+
+rc_status rc_server_slot_player(const rc_server *s, uint32_t slot, uint64_t *player) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_slot_player: server is NULL");
+    auto &err = const_cast<rc_server *>(s)->error;
+    if (!player) return fail(err, RC_ERR_NULL, "rc_server_slot_player: player is NULL");
+    if (slot > 0xFF) return fail(err, RC_ERR_ARGUMENT, "rc_server_slot_player: slot %u is not a player slot", slot);
+    *player = s->session.slot_player(static_cast<int>(slot));
+    return RC_OK;
 }
 
 rc_status rc_server_knows_token(const rc_server *s, const void *token, size_t size, int *known) {

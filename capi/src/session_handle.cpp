@@ -23,6 +23,18 @@ void session_handle::abandon(std::string why) {
     ++world.epoch;
 }
 
+bool session_handle::refuse_destroy(const char *what) noexcept {
+    if (!in_callback_) return false;
+    try {
+        (void)refuse_inside_step(what);
+    } catch (...) { // no memory for the message: the session still ends when the step returns
+        misuse_ = "misused";
+    }
+    fail(thread_error(), RC_ERR_ARGUMENT, "%s: called inside the step of frame %u: the session was kept and ends", what,
+         current_->inputs.frame());
+    return true;
+}
+
 rc_status session_handle::refuse_inside_step(const char *what) {
     if (!outstanding()) return RC_OK;
     const frame_t frame = current_->inputs.frame();
@@ -65,7 +77,15 @@ rc_status session_handle::pump(const char *what) {
         if (!step_) return RC_OK; // poll mode: the caller steps it
         const rc_frame_inputs inputs = to_c(current_->inputs);
         in_callback_ = true;
-        const int result = step_(&world, &inputs, user_);
+        int result = 0;
+        try {
+            result = step_(&world, &inputs, user_);
+        } catch (...) { // a C step cannot throw; a binding's or a C++ one can: end the session, not the process
+            in_callback_ = false;
+            misuse_.clear();
+            abandon("the step of frame " + std::to_string(inputs.frame) + " threw an exception");
+            throw;
+        }
         in_callback_ = false;
         if (!misuse_.empty()) {
             abandon(std::exchange(misuse_, {}));
@@ -204,6 +224,9 @@ void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept {
     out->confirmed_frame = in.confirmed_frame;
 }
 
+// A client steps only in its tick; a server also in poll, to rebuild a frame for desync
+// forensics, which forensic_interval 1 (set by rc_server_create) rules out. A new use of the
+// step outside a tick would surface here as RC_ERR_INTERNAL.
 step_function steps_only_through_requests() {
     return [](world &, const frame_inputs &) {
         throw std::logic_error{"the session stepped outside a request (a bug in retcon's C API: report it)"};

@@ -51,6 +51,9 @@ public:
     /// @brief Refuses a call that would change the session while a step is outstanding (ending
     /// the session, since the world is between two frames). RC_OK when no step is outstanding.
     rc_status refuse_inside_step(const char *what);
+    /// @brief True (and the session ends when the step returns) if the handle is being destroyed
+    /// from inside its own step callback, whose frame is still on the stack: it must be kept.
+    bool refuse_destroy(const char *what) noexcept;
     /// @brief Runs the frames due at @p now_ms (after the caller polled the session).
     rc_status run_due(const char *what);
     rc_status next_request(rc_request *out, int *has_request, const char *what);

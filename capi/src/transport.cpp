@@ -45,7 +45,7 @@ void rc_transport_destroy(rc_transport *t) {
     delete t;
 }
 
-rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, rc_transport **out) {
+rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, uint32_t max_spectators, rc_transport **out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!out) return fail(err, RC_ERR_NULL, "rc_enet_server_create: out is NULL");
@@ -53,7 +53,7 @@ rc_status rc_enet_server_create(uint16_t port, uint32_t max_players, rc_transpor
         if (max_players == 0 || max_players > wire::limits::max_players)
             return fail(err, RC_ERR_ARGUMENT, "rc_enet_server_create: max_players %u is outside 1..%zu", max_players,
                         wire::limits::max_players);
-        auto t = make_enet_server(port, enet_options_for_match(max_players, server_options{}.max_spectators));
+        auto t = make_enet_server(port, enet_options_for_match(max_players, max_spectators));
         if (!t) return fail(err, RC_ERR_IO, "rc_enet_server_create: %s", t.message().c_str());
         auto h = std::make_unique<rc_transport>();
         h->owned = std::move(*t);

@@ -15,6 +15,7 @@
 #include "rate_meter.hpp"
 #include "rollback.hpp"
 #include "snapshot_transfer.hpp"
+#include "tick_guard.hpp"
 #include "time_sync.hpp"
 
 namespace retcon {
@@ -48,6 +49,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::rate_meter meter;
 
     frame_t current = 0;
+    bool ticking = false; // a tick's step requests are not all stepped
     bool stalled = false;
     std::uint32_t presence = 0; // present bit per slot in the last confirmed frame
     bool have_presence = false;
@@ -367,7 +369,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     /// `tick` steps them with the game's step, `tick_requests` hands them to the caller.
     step_requests tick_program(std::span<const std::byte> input) {
         co_await step_requests::promise_type::on_abandon{&impl::abandoned, this};
+        const internal::tick_guard running{ticking, "client_session::tick"};
         if (state != client_state::running) co_return false;
+        // Copied before the first request: the caller's span may be gone when the tick resumes.
         local.assign(input.begin(), input.end());
         clock.ticked();
         // Restore the first frame whose confirmed inputs differ from the ones it was simulated
@@ -492,6 +496,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void poll(std::uint64_t t) {
+        internal::tick_guard::refuse_while(ticking, "client_session::poll");
         now = t;
         if (last_recv == 0) last_recv = t;
         if (connect_start == 0) connect_start = t | 1u; // never 0: "not started"
@@ -540,11 +545,7 @@ client_session::~client_session() = default;
 
 void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
-bool client_session::tick(std::span<const std::byte> input) {
-    step_requests requests = impl_->tick_program(input);
-    while (const step_request *r = requests.next()) impl_->step(*r->target, r->inputs);
-    return requests.result();
-}
+bool client_session::tick(std::span<const std::byte> input) { return impl_->tick_program(input).run(impl_->step); }
 step_requests client_session::tick_requests(std::span<const std::byte> input) { return impl_->tick_program(input); }
 bool client_session::next_event(session_event &out) {
     if (impl_->events.empty()) return false;

@@ -19,6 +19,7 @@
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
+#include "tick_guard.hpp"
 #include "time_sync.hpp"
 
 namespace retcon {
@@ -99,7 +100,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     std::vector<std::byte> out;
     wire::input_msg imsg;
     wire::confirmed_msg cmsg;
-    bool ended = false; // end_match was called: no more ticks, goodbyes out
+    bool ended = false;   // end_match was called: no more ticks, goodbyes out
+    bool ticking = false; // a tick's step request is not stepped yet
     std::uint64_t end_started = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
@@ -527,6 +529,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// `tick` steps it with the game's step, `tick_requests` hands it to the caller.
     step_requests tick_program() {
         co_await step_requests::promise_type::on_abandon{&impl::abandoned, this};
+        const internal::tick_guard running{ticking, "server_session::tick"};
         if (ended) co_return false;
         if (next_frame == max_frame) { // frame numbers never wrap (docs/frames.md)
             end_match();
@@ -610,6 +613,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void poll(std::uint64_t t) {
+        internal::tick_guard::refuse_while(ticking, "server_session::poll");
         now = t;
         if (!started) {
             started = true;
@@ -721,10 +725,7 @@ bool server_session::ended() const noexcept { return impl_->ended; }
 bool server_session::should_tick(std::uint64_t now_ms) const {
     return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
 }
-void server_session::tick() {
-    step_requests requests = impl_->tick_program();
-    while (const step_request *r = requests.next()) impl_->step(*r->target, r->inputs);
-}
+void server_session::tick() { impl_->tick_program().run(impl_->step); }
 step_requests server_session::tick_requests() { return impl_->tick_program(); }
 bool server_session::next_event(session_event &out) {
     if (impl_->events.empty()) return false;

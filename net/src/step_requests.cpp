@@ -49,6 +49,18 @@ bool step_requests::done() const noexcept { return !h_ || h_.done(); }
 
 bool step_requests::result() const noexcept { return h_ && h_.done() && h_.promise().value; }
 
+bool step_requests::run(const step_function &step) {
+    while (const step_request *r = next()) {
+        try {
+            step(*r->target, r->inputs);
+        } catch (const std::exception &e) {
+            abandon("the step of frame " + std::to_string(r->inputs.frame()) + " threw: " + e.what());
+            throw;
+        }
+    }
+    return result();
+}
+
 void step_requests::abandon(std::string why) {
     if (h_ && !h_.done()) h_.promise().abandoned = std::move(why);
     reset();

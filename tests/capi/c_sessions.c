@@ -10,7 +10,7 @@
  *
  * Exits 0 only if every check passes; prints each failed check otherwise.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L // NOLINT(readability-identifier-naming): clock_gettime, nanosleep
 #include <retcon.h>
 
 #include <stdio.h>
@@ -379,7 +379,7 @@ int main(int argc, char **argv) {
         CHECK(callback.rollbacks[0] == poll.rollbacks[0] && callback.rollbacks[1] == poll.rollbacks[1]);
     } else if (strcmp(which, "enet") == 0) {
         rc_transport *server_end = NULL, *client_ends[players];
-        CALL(rc_enet_server_create(0, players, &server_end), rc_last_error());
+        CALL(rc_enet_server_create(0, players, 8, &server_end), rc_last_error());
         uint16_t port = 0;
         CALL(rc_transport_local_port(server_end, &port), rc_last_error());
         CHECK(port != 0);

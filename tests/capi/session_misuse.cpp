@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -214,7 +215,7 @@ TEST_CASE("capi sessions: a bad config or options is refused with what is wrong 
 
     rc_transport *t = nullptr;
     CHECK_FAILS(rc_enet_client_create("127.0.0.1", 0, &t), RC_ERR_ARGUMENT, rc_last_error(), "port 0");
-    CHECK_FAILS(rc_enet_server_create(0, 0, &t), RC_ERR_ARGUMENT, rc_last_error(), "max_players 0");
+    CHECK_FAILS(rc_enet_server_create(0, 0, 8, &t), RC_ERR_ARGUMENT, rc_last_error(), "max_players 0");
     CHECK_FAILS(rc_sim_network_server(m.net, &t), RC_ERR_ALREADY_PRESENT, rc_last_error(), "server end is taken");
     rc_link bad{};
     bad.struct_size = sizeof bad;
@@ -301,6 +302,9 @@ struct reentry {
     std::string inner_message;
     int result = 0; ///< what the step returns
     bool reenter = false;
+    bool destroy = false; ///< the step destroys its own session
+    bool throws = false;  ///< the step throws (a C++ or a binding's step can)
+    std::string destroy_message;
 };
 
 int reentrant_step(rc_world *w, const rc_frame_inputs *, void *user) {
@@ -308,6 +312,11 @@ int reentrant_step(rc_world *w, const rc_frame_inputs *, void *user) {
     void *p = nullptr;
     if (rc_resource_get(w, 0, &p) == RC_OK) ++static_cast<ticks *>(p)->count;
     if (w != r.client_world) return 0;
+    if (r.throws) throw std::runtime_error{"managed exception"};
+    if (r.destroy) {
+        rc_client_destroy(r.client); // refused: its frame is on the stack
+        r.destroy_message = text_of(rc_last_error());
+    }
     if (r.reenter) {
         const pad_input in{0};
         r.inner = rc_client_update(r.client, 1, &in, sizeof in);
@@ -343,6 +352,40 @@ TEST_CASE("capi sessions: in callback mode a failed step or a call from inside i
         std::vector<std::string> texts;
         const auto events = m.client_events(texts);
         CHECK(has_event(events, texts, RC_EVENT_SESSION_FAILED, "returned 7"));
+    }
+    SECTION("a step that destroys its own session: kept, and the session ends") {
+        how.destroy = true;
+        const pad_input in{0};
+        rc_status outer = RC_OK;
+        for (int k = 0; k < 50 && m.client_state() == RC_CLIENT_RUNNING; ++k) {
+            REQUIRE(rc_server_update(m.server, m.now += 2) == RC_OK);
+            outer = rc_client_update(m.client, m.now, &in, sizeof in);
+        }
+        // Before the fix the handle was freed under the update that called the step.
+        CHECK_THAT(how.destroy_message, Contains("rc_client_destroy: called inside the step of frame"));
+        CHECK(std::string{rc_status_name(outer)} == "RC_ERR_ARGUMENT");
+        CHECK(m.client_state() == RC_CLIENT_DISCONNECTED);
+        std::vector<std::string> texts;
+        const auto events = m.client_events(texts);
+        CHECK(has_event(events, texts, RC_EVENT_SESSION_FAILED, "rc_client_destroy was called inside the step"));
+    }
+    SECTION("a step that throws: the update reports it and the session ends") {
+        how.throws = true;
+        const pad_input in{0};
+        rc_status outer = RC_OK;
+        for (int k = 0; k < 50 && outer == RC_OK; ++k) {
+            REQUIRE(rc_server_update(m.server, m.now += 2) == RC_OK);
+            outer = rc_client_update(m.client, m.now, &in, sizeof in);
+        }
+        CHECK(std::string{rc_status_name(outer)} == "RC_ERR_INTERNAL");
+        CHECK_THAT(text_of(rc_client_last_error(m.client)), Contains("managed exception"));
+        // Before the fix the session stayed inside the step: every later update was refused.
+        CHECK(m.client_state() == RC_CLIENT_DISCONNECTED);
+        std::vector<std::string> texts;
+        const auto events = m.client_events(texts);
+        CHECK(has_event(events, texts, RC_EVENT_SESSION_FAILED, "threw an exception"));
+        how.throws = false;
+        CHECK(rc_client_update(m.client, m.now + 2, &in, sizeof in) == RC_OK);
     }
     SECTION("a step that calls rc_client_update") {
         how.reenter = true;
@@ -386,6 +429,11 @@ TEST_CASE("capi sessions: tokens and slots are checked") {
     token[0] ^= 1u;
     REQUIRE(rc_server_knows_token(m.server, token, sizeof token, &known) == RC_OK);
     CHECK(known == 0);
+    std::uint64_t player = 1;
+    REQUIRE(rc_server_slot_player(m.server, 0, &player) == RC_OK);
+    CHECK(player == 0); // no admission: no identity
+    CHECK_FAILS(rc_server_slot_player(m.server, 300, &player), RC_ERR_ARGUMENT, rc_server_last_error(m.server),
+                "slot 300 is not a player slot");
     CHECK_FAILS(rc_server_knows_token(m.server, token, 8, &known), RC_ERR_SIZE, rc_server_last_error(m.server),
                 "16 bytes");
     int predicted = 0;

@@ -648,7 +648,36 @@ TEST_CASE("tick() whose step throws passes the exception on and ends the session
     REQUIRE(sim_match::count(events, session_event_kind::session_failed) == 1);
     for (const auto &e : events)
         if (e.kind == session_event_kind::session_failed)
-            CHECK(e.text == "frame " + std::to_string(thrown_at) + " was not stepped");
+            CHECK(e.text == "the step of frame " + std::to_string(thrown_at) + " threw: the step failed");
+}
+
+TEST_CASE("a tick or a poll while a tick's request is outstanding is misuse, and the outstanding tick goes on",
+          "[net][poll]") {
+    sim_match m{31, 2};
+    world w{game_schema()};
+    init_game(w);
+    client_session client{m.config, w, step_game, m.net.connect({20, 0, 0.0}, {20, 0, 0.0})};
+    step_requests held;
+    for (int ms = 0; ms < 3000 && held.done(); ++ms) {
+        m.step();
+        client.poll(m.now);
+        if (client.state() == client_state::running && client.should_tick(m.now))
+            held = client.tick_requests(bytes_of(game_input{}));
+        if (held.done()) held = {};
+    }
+    const step_request *r = held.next();
+    REQUIRE(r != nullptr);
+    const frame_t frame = r->inputs.frame();
+    // Before the fix a second tick started on the half-stepped world and the first one's end
+    // then broke the session.
+    REQUIRE_MISUSE(client.tick_requests(bytes_of(game_input{})).next(),
+                   "client_session::tick: the previous tick's step requests are not all stepped");
+    REQUIRE_MISUSE(client.poll(m.now), "client_session::poll: the previous tick's step requests are not all stepped");
+    step_game(*r->target, r->inputs);
+    while ((r = held.next()) != nullptr) step_game(*r->target, r->inputs);
+    CHECK(client.state() == client_state::running);
+    CHECK(client.current_frame() > frame);
+    CHECK_NOTHROW(client.poll(m.now)); // the tick is over
 }
 
 // The requests of the previous tick are still alive while the next tick's are made when a

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <retcon/ecs/frame.hpp>
+#include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
 
 namespace retcon {
@@ -121,6 +122,10 @@ public:
     /// @brief Gives up the remaining requests: the session ends with a `session_failed` event
     /// whose text is @p why.
     void abandon(std::string why);
+    /// @brief Steps every request with @p step: what `tick()` does. A step that throws abandons
+    /// the rest (the session ends, its event naming the frame and the exception) and the
+    /// exception goes on to the caller. Returns result().
+    bool run(const step_function &step);
 
 private:
     void reset() noexcept {
