@@ -19,6 +19,7 @@ struct rc_client final : retcon::capi::session_handle {
 private:
     bool due() override { return session.should_tick(now); }
     retcon::step_requests tick() override { return session.tick_requests(input); }
+    bool pop_event(retcon::session_event &out) override { return session.next_event(out); }
 };
 
 using namespace retcon;
@@ -157,16 +158,7 @@ rc_status rc_client_request_failed(rc_client *c, const char *why) {
 
 rc_status rc_client_next_event(rc_client *c, rc_event *out, int *has_event) {
     if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_next_event: client is NULL");
-    return guarded(c->error, [&] {
-        if (!out || !has_event) return fail(c->error, RC_ERR_NULL, "rc_client_next_event: out or has_event is NULL");
-        if (auto r =
-                check_struct_size(c->error, out->struct_size, sizeof(rc_event), "rc_client_next_event", "rc_event");
-            r != RC_OK)
-            return r;
-        session_event e;
-        *has_event = c->session.next_event(e) ? 1 : 0;
-        return *has_event ? c->give_event(std::move(e), out, "rc_client_next_event") : RC_OK;
-    });
+    return guarded(c->error, [&] { return c->next_event(out, has_event, "rc_client_next_event"); });
 }
 
 rc_status rc_client_leave(rc_client *c) {

@@ -18,6 +18,7 @@ struct rc_server final : retcon::capi::session_handle {
 private:
     bool due() override { return session.should_tick(now); }
     retcon::step_requests tick() override { return session.tick_requests(); }
+    bool pop_event(retcon::session_event &out) override { return session.next_event(out); }
 };
 
 using namespace retcon;
@@ -144,16 +145,7 @@ rc_status rc_server_request_failed(rc_server *s, const char *why) {
 
 rc_status rc_server_next_event(rc_server *s, rc_event *out, int *has_event) {
     if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_next_event: server is NULL");
-    return guarded(s->error, [&] {
-        if (!out || !has_event) return fail(s->error, RC_ERR_NULL, "rc_server_next_event: out or has_event is NULL");
-        if (auto r =
-                check_struct_size(s->error, out->struct_size, sizeof(rc_event), "rc_server_next_event", "rc_event");
-            r != RC_OK)
-            return r;
-        session_event e;
-        *has_event = s->session.next_event(e) ? 1 : 0;
-        return *has_event ? s->give_event(std::move(e), out, "rc_server_next_event") : RC_OK;
-    });
+    return guarded(s->error, [&] { return s->next_event(out, has_event, "rc_server_next_event"); });
 }
 
 rc_status rc_server_end_match(rc_server *s) {

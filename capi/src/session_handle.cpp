@@ -133,8 +133,12 @@ rc_status session_handle::request_failed(const char *why, const char *what) {
     return RC_OK;
 }
 
-rc_status session_handle::give_event(session_event &&e, rc_event *out, const char *what) {
-    (void)what;
+rc_status session_handle::next_event(rc_event *out, int *has_event, const char *what) {
+    if (!out || !has_event) return fail(error, RC_ERR_NULL, "%s: out or has_event is NULL", what);
+    if (auto r = check_struct_size(error, out->struct_size, sizeof(rc_event), what, "rc_event"); r != RC_OK) return r;
+    session_event e;
+    *has_event = pop_event(e) ? 1 : 0;
+    if (!*has_event) return RC_OK;
     event_text = std::move(e.text);
     out->kind = static_cast<std::uint32_t>(e.kind);
     out->frame = e.frame;

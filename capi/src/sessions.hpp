@@ -59,8 +59,8 @@ public:
     rc_status next_request(rc_request *out, int *has_request, const char *what);
     rc_status request_done(rc_frame frame, const char *what);
     rc_status request_failed(const char *why, const char *what);
-    /// @brief Copies @p e into @p out, its text kept in event_text.
-    rc_status give_event(session_event &&e, rc_event *out, const char *what);
+    /// @brief The session's next event into @p out, its text kept in event_text.
+    rc_status next_event(rc_event *out, int *has_event, const char *what);
 
     rc_world &world;
     std::uint64_t now = 0;
@@ -77,6 +77,8 @@ protected:
     virtual bool due() = 0;
     /// @brief The requests of one tick.
     virtual step_requests tick() = 0;
+    /// @brief Pops the session's next event.
+    virtual bool pop_event(session_event &out) = 0;
 
 private:
     /// @brief Callback mode: steps every request until none is due; poll mode: prepares the next.
