@@ -27,7 +27,6 @@ header (docs/c-api.md). Standard library only.
 import argparse
 import ctypes
 import hashlib
-import importlib.util
 import json
 import os
 import struct
@@ -35,28 +34,15 @@ import subprocess
 import sys
 import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_GEN = os.path.join(HERE, "..", "..", "capi", "tools", "gen_ctypes.py")
+# capi_testing is next to this script; no __pycache__ in the source tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import capi_testing  # noqa: E402
+from capi_testing import (DEFAULT_GEN, Sections, TestFailure, call, check, load_generated,  # noqa: E402
+                          load_library, sized)
 
 rc = None   # the generated module
 lib = None  # the loaded library
-
-
-class TestFailure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise TestFailure(message)
-
-
-def call(status, what, handle_error=None):
-    """Fails with the library's message unless `status` is RC_OK."""
-    if status != rc.RC_OK:
-        msg = handle_error() if handle_error else lib.rc_last_error()
-        raise TestFailure("%s returned %s: %s" % (what, rc.RC_STATUS_NAMES.get(status, status),
-                                                  (msg or b"").decode(errors="replace")))
 
 
 # ------------------------------------------------------------------ drift checks
@@ -285,70 +271,7 @@ def make_schema(rename=None):
 
 # ------------------------------------------------------------------ a world from Python
 
-class World:
-    def __init__(self, schema):
-        self.handle = ctypes.POINTER(rc.rc_world)()
-        call(lib.rc_world_create(schema.handle, ctypes.byref(self.handle)), "rc_world_create")
-
-    @classmethod
-    def wrap(cls, handle):
-        w = cls.__new__(cls)
-        w.handle = handle
-        return w
-
-    def error(self):
-        return lib.rc_world_last_error(self.handle)
-
-    def valid(self, e):
-        return lib.rc_entity_valid(self.handle, e) == 1
-
-    def create(self):
-        e = rc.rc_entity()
-        call(lib.rc_entity_create(self.handle, ctypes.byref(e)), "rc_entity_create", self.error)
-        return e.value
-
-    def destroy_entity(self, e):
-        call(lib.rc_entity_destroy(self.handle, e), "rc_entity_destroy", self.error)
-
-    def add(self, e, component, value=None):
-        if value is None:
-            call(lib.rc_component_add(self.handle, e, component, None, 0), "rc_component_add(tag)", self.error)
-        else:
-            call(lib.rc_component_add(self.handle, e, component, ctypes.byref(value), ctypes.sizeof(value)),
-                 "rc_component_add", self.error)
-
-    def remove(self, e, component):
-        call(lib.rc_component_remove(self.handle, e, component), "rc_component_remove", self.error)
-
-    def has(self, e, component):
-        out = ctypes.c_int()
-        call(lib.rc_component_has(self.handle, e, component, ctypes.byref(out)), "rc_component_has", self.error)
-        return bool(out.value)
-
-    def get(self, e, component, cls):
-        p = ctypes.c_void_p()
-        call(lib.rc_component_get(self.handle, e, component, ctypes.byref(p)), "rc_component_get", self.error)
-        return cls.from_address(p.value)
-
-    def set_resource(self, resource, value):
-        call(lib.rc_resource_set(self.handle, resource, ctypes.byref(value), ctypes.sizeof(value)),
-             "rc_resource_set", self.error)
-
-    def resource(self, resource, cls):
-        p = ctypes.c_void_p()
-        call(lib.rc_resource_get(self.handle, resource, ctypes.byref(p)), "rc_resource_get", self.error)
-        return cls.from_address(p.value)
-
-    def alive(self):
-        out = ctypes.c_uint64()
-        call(lib.rc_world_alive(self.handle, ctypes.byref(out)), "rc_world_alive", self.error)
-        return out.value
-
-    def hash(self):
-        out = ctypes.c_uint64()
-        call(lib.rc_world_hash(self.handle, ctypes.byref(out)), "rc_world_hash", self.error)
-        return out.value
-
+class World(capi_testing.World):
     def section_hashes(self):
         needed = ctypes.c_size_t()
         st = lib.rc_world_section_hashes(self.handle, None, 0, ctypes.byref(needed))
@@ -363,39 +286,24 @@ class World:
         chunks (columns, with rows when the pools are not aligned). self.rows_used says whether
         a chunk came with rows."""
         classes = [c for _, c in include]
-        inc = (ctypes.c_uint32 * len(include))(*[i for i, _ in include])
-        exc = (ctypes.c_uint32 * max(1, len(exclude)))(*exclude)
-        desc = rc.rc_query_desc(ctypes.sizeof(rc.rc_query_desc), inc, len(include), exc if exclude else None,
-                                len(exclude))
-        q = ctypes.POINTER(rc.rc_query)()
-        call(lib.rc_query_create(self.handle, ctypes.byref(desc), ctypes.byref(q)), "rc_query_create", self.error)
         out = []
         self.rows_used = False
-        try:
-            chunk = rc.rc_chunk()
-            has = ctypes.c_int()
-            while True:
-                call(lib.rc_query_next(q, ctypes.byref(chunk), ctypes.byref(has)), "rc_query_next",
-                     lambda: lib.rc_query_last_error(q))
-                if not has.value:
-                    break
-                self.rows_used = self.rows_used or bool(chunk.rows)
-                for i in range(chunk.count):
-                    cols = []
-                    for c, cls in enumerate(classes):
-                        if cls is None:
-                            check(not chunk.columns[c], "a tag's column is not NULL")
-                            cols.append(None)
-                            continue
-                        row = chunk.rows[c][i] if chunk.rows else i
-                        cols.append(cls.from_address(chunk.columns[c] + row * ctypes.sizeof(cls)))
-                    out.append((chunk.entities[i], cols))
-        finally:
-            lib.rc_query_destroy(q)
-        return out
 
-    def destroy(self):
-        lib.rc_world_destroy(self.handle)
+        def visit(chunk):
+            self.rows_used = self.rows_used or bool(chunk.rows)
+            for i in range(chunk.count):
+                cols = []
+                for c, cls in enumerate(classes):
+                    if cls is None:
+                        check(not chunk.columns[c], "a tag's column is not NULL")
+                        cols.append(None)
+                        continue
+                    row = chunk.rows[c][i] if chunk.rows else i
+                    cols.append(cls.from_address(chunk.columns[c] + row * ctypes.sizeof(cls)))
+                out.append((chunk.entities[i], cols))
+
+        self.each_chunk(visit, [i for i, _ in include], exclude)
+        return out
 
 
 # ------------------------------------------------------------------ the simulation
@@ -530,8 +438,7 @@ def run_simulation(args, schema):
     call(lib.rc_ring_create(16, ctypes.byref(ring)), "rc_ring_create")
     ring_error = lambda: lib.rc_ring_last_error(ring)
 
-    settings = rc.rc_replay_settings()
-    settings.struct_size = ctypes.sizeof(settings)
+    settings = sized(rc.rc_replay_settings)
     call(lib.rc_replay_settings_default(ctypes.byref(settings)), "rc_replay_settings_default")
     settings.players, settings.input_size, settings.tick_hz = PLAYERS, INPUT_SIZE, 60
     settings.keyframe_interval = 64
@@ -607,8 +514,7 @@ def verify_replay(schema, replay_path, hashes, records):
     call(lib.rc_replay_open(replay_path.encode(), ctypes.byref(replay)), "rc_replay_open")
     err = lambda: lib.rc_replay_last_error(replay)
     try:
-        info = rc.rc_replay_info()
-        info.struct_size = ctypes.sizeof(info)
+        info = sized(rc.rc_replay_info)
         call(lib.rc_replay_get_info(replay, ctypes.byref(info)), "rc_replay_get_info", err)
         check(info.players == PLAYERS and info.input_size == INPUT_SIZE and info.tick_hz == 60,
               "replay info: players %d input_size %d tick_hz %d" % (info.players, info.input_size, info.tick_hz))
@@ -641,8 +547,7 @@ def verify_replay(schema, replay_path, hashes, records):
 
             cb = rc.rc_step_fn(c_step)  # kept alive for the call
             w = World(schema)
-            report = rc.rc_verify_report()
-            report.struct_size = ctypes.sizeof(report)
+            report = sized(rc.rc_verify_report)
             st = lib.rc_replay_verify(replay, w.handle, cb, None, ctypes.byref(report))
             w.destroy()
             return st, report, errors
@@ -770,22 +675,6 @@ def load_cpp_snapshot(args, schema):
 
 # ------------------------------------------------------------------ main
 
-def load_generated(args, desc_path):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(args.gen)))
-    spec = importlib.util.spec_from_file_location("gen_ctypes", args.gen)
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    with open(desc_path) as f:
-        desc = json.load(f)
-    out = os.path.join(args.scratch, "retcon_ctypes.py")
-    with open(out, "w") as f:
-        f.write(gen.generate(desc, os.path.basename(desc_path)))
-    spec = importlib.util.spec_from_file_location("retcon_ctypes", out)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return desc, module
-
-
 def main(argv=None):
     global rc, lib
     ap = argparse.ArgumentParser(description="retcon's C API from Python (ctest capi:python)")
@@ -799,27 +688,16 @@ def main(argv=None):
     args = ap.parse_args(argv)
     os.makedirs(args.scratch, exist_ok=True)
 
-    desc, rc = load_generated(args, args.description)
+    desc, rc = load_generated(args.gen, args.description, args.scratch, "retcon_ctypes.py")
     try:
-        lib = rc.load(args.lib)
+        lib = load_library(args.lib)
     except rc.LibraryDrift as e:
         print("FAIL drift: %s" % e)
         return 1
 
-    failures = 0
+    sections = Sections()
+    section = sections.run
     state = {}
-
-    def section(name, fn):
-        nonlocal failures
-        try:
-            print("ok   %s: %s" % (name, fn()))
-        except TestFailure as e:
-            failures += 1
-            print("FAIL %s: %s" % (name, e))
-        except Exception:  # noqa: BLE001 - a crash of one section is that section's failure
-            failures += 1
-            print("FAIL %s (exception):\n%s" % (name, traceback.format_exc()))
-        sys.stdout.flush()
 
     def abi():
         check(lib.rc_abi_version() == rc.RC_ABI_VERSION,
@@ -843,8 +721,7 @@ def main(argv=None):
         section("replay_verify", lambda: verify_replay(state["schema"], *state["replay"][:3]))
     section("load_cpp_snapshot", lambda: load_cpp_snapshot(args, state["schema"]))
     state["schema"].destroy()
-    print("%s: %d section(s) failed" % ("FAILED" if failures else "passed", failures))
-    return 1 if failures else 0
+    return sections.finish()
 
 
 if __name__ == "__main__":

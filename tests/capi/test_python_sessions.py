@@ -20,51 +20,25 @@ library only.
    usual); rc_client_update with a request outstanding fails with a message and ends that
    client's session with RC_EVENT_SESSION_FAILED.
 
-The ctypes module is generated here from the description by capi/tools/gen_ctypes.py, as in
-capi:python (test_python.py), which also checks the layouts and exports against the header.
+The ctypes module is generated here from the description by capi/tools/gen_ctypes.py, through
+capi_testing.py as in capi:python (test_python.py), which also checks the layouts and exports
+against the header.
 """
 
 import argparse
 import ctypes
-import hashlib
-import importlib.util
-import json
 import os
 import sys
-import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_GEN = os.path.join(HERE, "..", "..", "capi", "tools", "gen_ctypes.py")
+# capi_testing is next to this script; no __pycache__ in the source tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import capi_testing  # noqa: E402
+from capi_testing import (DEFAULT_GEN, Sections, TestFailure, call, check, load_generated,  # noqa: E402
+                          load_library, sized, text)
 
 rc = None   # the generated module
 lib = None  # the loaded library
-
-
-class TestFailure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise TestFailure(message)
-
-
-def text(message):
-    return (message or b"").decode(errors="replace")
-
-
-def call(status, what, handle_error=None):
-    """Fails with the library's message unless `status` is RC_OK."""
-    if status != rc.RC_OK:
-        msg = handle_error() if handle_error else lib.rc_last_error()
-        raise TestFailure("%s returned %s: %s" % (what, rc.RC_STATUS_NAMES.get(status, status), text(msg)))
-
-
-def sized(cls):
-    """A struct of the API with its struct_size set."""
-    value = cls()
-    value.struct_size = ctypes.sizeof(cls)
-    return value
 
 
 # ------------------------------------------------------------------ the game's layout
@@ -135,68 +109,19 @@ class Schema:
         lib.rc_schema_destroy(self.handle)
 
 
-class World:
-    def __init__(self, schema):
-        self.handle = ctypes.POINTER(rc.rc_world)()
-        call(lib.rc_world_create(schema.handle, ctypes.byref(self.handle)), "rc_world_create")
-
-    @property
-    def address(self):
-        return ctypes.cast(self.handle, ctypes.c_void_p).value
-
-    def error(self):
-        return lib.rc_world_last_error(self.handle)
-
-    def create(self):
-        e = rc.rc_entity()
-        call(lib.rc_entity_create(self.handle, ctypes.byref(e)), "rc_entity_create", self.error)
-        return e.value
-
-    def destroy_entity(self, e):
-        call(lib.rc_entity_destroy(self.handle, e), "rc_entity_destroy", self.error)
-
-    def add(self, e, component, value):
-        call(lib.rc_component_add(self.handle, e, component, ctypes.byref(value), ctypes.sizeof(value)),
-             "rc_component_add", self.error)
-
-    def set_resource(self, resource, value):
-        call(lib.rc_resource_set(self.handle, resource, ctypes.byref(value), ctypes.sizeof(value)),
-             "rc_resource_set", self.error)
-
-    def resource(self, resource, cls):
-        p = ctypes.c_void_p()
-        call(lib.rc_resource_get(self.handle, resource, ctypes.byref(p)), "rc_resource_get", self.error)
-        return cls.from_address(p.value)
-
+class World(capi_testing.World):
     def each(self, component, cls):
         """[(entity, view into the pool)] of every entity with the component. The views are valid
         until the next structural change (docs/c-api.md, "Lifetimes")."""
-        include = (ctypes.c_uint32 * 1)(component)
-        desc = rc.rc_query_desc(ctypes.sizeof(rc.rc_query_desc), include, 1, None, 0)
-        q = ctypes.POINTER(rc.rc_query)()
-        call(lib.rc_query_create(self.handle, ctypes.byref(desc), ctypes.byref(q)), "rc_query_create", self.error)
         out = []
-        try:
-            chunk, has = rc.rc_chunk(), ctypes.c_int()
-            while True:
-                call(lib.rc_query_next(q, ctypes.byref(chunk), ctypes.byref(has)), "rc_query_next",
-                     lambda: lib.rc_query_last_error(q))
-                if not has.value:
-                    break
-                for i in range(chunk.count):
-                    row = chunk.rows[0][i] if chunk.rows else i
-                    out.append((chunk.entities[i], cls.from_address(chunk.columns[0] + row * ctypes.sizeof(cls))))
-        finally:
-            lib.rc_query_destroy(q)
+
+        def visit(chunk):
+            for i in range(chunk.count):
+                row = chunk.rows[0][i] if chunk.rows else i
+                out.append((chunk.entities[i], cls.from_address(chunk.columns[0] + row * ctypes.sizeof(cls))))
+
+        self.each_chunk(visit, [component])
         return out
-
-    def hash(self):
-        out = ctypes.c_uint64()
-        call(lib.rc_world_hash(self.handle, ctypes.byref(out)), "rc_world_hash", self.error)
-        return out.value
-
-    def destroy(self):
-        lib.rc_world_destroy(self.handle)
 
 
 # ------------------------------------------------------------------ the game
@@ -646,26 +571,6 @@ def run_misuse(schema):
 
 # ------------------------------------------------------------------ main
 
-def load_generated(args):
-    spec = importlib.util.spec_from_file_location("gen_ctypes", args.gen)
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    with open(args.description) as f:
-        desc = json.load(f)
-    with open(args.header, "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-    if desc["header_sha256"] != sha:
-        raise TestFailure("the API description %s is stale (rebuild the target retcon_c_api_description)" %
-                          args.description)
-    out = os.path.join(args.scratch, "retcon_ctypes_sessions.py")
-    with open(out, "w") as f:
-        f.write(gen.generate(desc, os.path.basename(args.description)))
-    spec = importlib.util.spec_from_file_location("retcon_ctypes", out)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main(argv=None):
     global rc, lib
     ap = argparse.ArgumentParser(description="a network match from Python in poll mode (ctest capi:python_sessions)")
@@ -677,32 +582,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     os.makedirs(args.scratch, exist_ok=True)
     try:
-        rc = load_generated(args)
-        lib = rc.load(args.lib)
+        _, rc = load_generated(args.gen, args.description, args.scratch, "retcon_ctypes_sessions.py",
+                               header=args.header)
+        lib = load_library(args.lib)
     except (TestFailure, Exception) as e:  # noqa: BLE001 - nothing can run without the module
         print("FAIL setup: %s" % e)
         return 1
 
-    failures = 0
-
-    def section(name, fn):
-        nonlocal failures
-        try:
-            print("ok   %s: %s" % (name, fn()))
-        except TestFailure as e:
-            failures += 1
-            print("FAIL %s: %s" % (name, e))
-        except Exception:  # noqa: BLE001 - a crash of one section is that section's failure
-            failures += 1
-            print("FAIL %s (exception):\n%s" % (name, traceback.format_exc()))
-        sys.stdout.flush()
-
+    sections = Sections()
     schema = Schema()
-    section("match", lambda: run_match(schema))
-    section("misuse", lambda: run_misuse(schema))
+    sections.run("match", lambda: run_match(schema))
+    sections.run("misuse", lambda: run_misuse(schema))
     schema.destroy()
-    print("%s: %d section(s) failed" % ("FAILED" if failures else "passed", failures))
-    return 1 if failures else 0
+    return sections.finish()
 
 
 if __name__ == "__main__":
