@@ -10,35 +10,11 @@
  */
 #include <retcon.h>
 
+#include "c_checks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ checks */
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(cond)) {                                                                                                 \
-            ++failures;                                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
-        }                                                                                                              \
-    } while (0)
-
-/* A call that must succeed; prints the status and the handle's message otherwise. */
-#define CALL(expr, message)                                                                                            \
-    do {                                                                                                               \
-        rc_status call_status_ = (expr);                                                                               \
-        ++checks;                                                                                                      \
-        if (call_status_ != RC_OK) {                                                                                   \
-            ++failures;                                                                                                \
-            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, rc_status_name(call_status_),    \
-                    (message));                                                                                        \
-        }                                                                                                              \
-    } while (0)
 
 /* ------------------------------------------------------------------ the schema */
 
@@ -109,46 +85,46 @@ static rc_schema *make_schema(void) {
     };
     rc_schema *schema = NULL;
     uint32_t vec2_record = 0;
-    CALL(rc_schema_create(&schema), rc_last_error());
+    CHECK_CALL(rc_schema_create(&schema), rc_last_error());
     if (schema == NULL) return NULL;
 
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "vec2", sizeof(vec2), vec2_fields, 2};
-        CALL(rc_schema_record(schema, &d, &vec2_record), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_record(schema, &d, &vec2_record), rc_schema_last_error(schema));
     }
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "body", sizeof(body), body_fields, 5};
-        CALL(rc_schema_component(schema, &d, &id.body), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_component(schema, &d, &id.body), rc_schema_last_error(schema));
     }
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "counter", sizeof(counter), counter_fields, 3};
-        CALL(rc_schema_component(schema, &d, &id.counter), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_component(schema, &d, &id.counter), rc_schema_last_error(schema));
     }
     {
         const rc_field target_fields[] = {RC_FIELD_RECORD(target, goal, vec2_record), RC_FIELD(target, weight, RC_I32)};
         const rc_type_desc d = {sizeof(rc_type_desc), "target", sizeof(target), target_fields, 2};
-        CALL(rc_schema_component(schema, &d, &id.target), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_component(schema, &d, &id.target), rc_schema_last_error(schema));
     }
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "link", sizeof(named_link), link_fields, 2};
-        CALL(rc_schema_component(schema, &d, &id.link), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_component(schema, &d, &id.link), rc_schema_last_error(schema));
     }
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "frozen", 0, NULL, 0};
-        CALL(rc_schema_component(schema, &d, &id.frozen), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_component(schema, &d, &id.frozen), rc_schema_last_error(schema));
     }
     {
         const rc_type_desc d = {sizeof(rc_type_desc), "config", sizeof(config), config_fields, 3};
-        CALL(rc_schema_resource(schema, &d, &id.config), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_resource(schema, &d, &id.config), rc_schema_last_error(schema));
     }
     {
         const uint32_t grouped[] = {id.body, id.target};
-        CALL(rc_schema_group(schema, grouped, 2), rc_schema_last_error(schema));
+        CHECK_CALL(rc_schema_group(schema, grouped, 2), rc_schema_last_error(schema));
     }
     /* Ids are declaration order. */
     CHECK(id.body == 0 && id.counter == 1 && id.target == 2 && id.link == 3 && id.frozen == 4);
     CHECK(id.config == 0);
-    CALL(rc_schema_hash(schema, &schema_hash_value), rc_schema_last_error(schema));
+    CHECK_CALL(rc_schema_hash(schema, &schema_hash_value), rc_schema_last_error(schema));
     CHECK(schema_hash_value != 0);
     return schema;
 }
@@ -172,7 +148,7 @@ static rc_query *make_query(rc_world *world, const uint32_t *include, uint32_t i
                             uint32_t exclude_count) {
     rc_query *query = NULL;
     const rc_query_desc desc = {sizeof(rc_query_desc), include, include_count, exclude, exclude_count};
-    CALL(rc_query_create(world, &desc, &query), rc_world_last_error(world));
+    CHECK_CALL(rc_query_create(world, &desc, &query), rc_world_last_error(world));
     return query;
 }
 
@@ -209,7 +185,7 @@ static rc_entity spawn(rc_world *world, uint32_t n, rc_entity previous) {
     target t;
     counter c;
     named_link l;
-    CALL(rc_entity_create(world, &e), rc_world_last_error(world));
+    CHECK_CALL(rc_entity_create(world, &e), rc_world_last_error(world));
     b.x = (float)n;
     b.y = (float)(n % 5u);
     b.vx = 0.0f;
@@ -224,23 +200,23 @@ static rc_entity spawn(rc_world *world, uint32_t n, rc_entity previous) {
     l.other = (uint32_t)previous;
     name_unit(l.name, n);
     if (n % 2u == 0u) {
-        CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
-        CALL(rc_component_add(world, e, id.body, &b, sizeof b), rc_world_last_error(world));
-        if (n % 3u != 0u) CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
-        CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.body, &b, sizeof b), rc_world_last_error(world));
+        if (n % 3u != 0u) CHECK_CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
     } else {
-        CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
-        CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
-        CALL(rc_component_add(world, e, id.body, &b, sizeof b), rc_world_last_error(world));
-        CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.body, &b, sizeof b), rc_world_last_error(world));
+        CHECK_CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
     }
-    if (n % 5u == 0u) CALL(rc_component_add(world, e, id.frozen, NULL, 0), rc_world_last_error(world));
+    if (n % 5u == 0u) CHECK_CALL(rc_component_add(world, e, id.frozen, NULL, 0), rc_world_last_error(world));
     return e;
 }
 
 static rc_world *make_world(const rc_schema *schema, int populate) {
     rc_world *world = NULL;
-    CALL(rc_world_create(schema, &world), rc_last_error());
+    CHECK_CALL(rc_world_create(schema, &world), rc_last_error());
     if (world == NULL) return NULL;
     if (populate) {
         config cfg;
@@ -249,7 +225,7 @@ static rc_world *make_world(const rc_schema *schema, int populate) {
         cfg.seed = 12345u;
         cfg.drag = 0.875f;
         cfg.ticks = 0;
-        CALL(rc_resource_set(world, id.config, &cfg, sizeof cfg), rc_world_last_error(world));
+        CHECK_CALL(rc_resource_set(world, id.config, &cfg, sizeof cfg), rc_world_last_error(world));
         for (n = 0; n < 24u; ++n) previous = spawn(world, n, previous);
     }
     return world;
@@ -284,7 +260,7 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         push += input;
     }
 
-    CALL(rc_resource_get(world, id.config, &resource), rc_world_last_error(world));
+    CHECK_CALL(rc_resource_get(world, id.config, &resource), rc_world_last_error(world));
     if (resource == NULL) return 1;
     cfg = (config *)resource;
     cfg->ticks += 1;
@@ -296,7 +272,7 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         rc_query *q = make_query(world, include, 2, NULL, 0);
         if (q == NULL) return 1;
         for (;;) {
-            CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
+            CHECK_CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
             CHECK(chunk.rows == NULL);
             if (chunk.rows == NULL) ++step_layouts.aligned;
@@ -322,7 +298,7 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         rc_query *q = make_query(world, include, 1, exclude, 1);
         if (q == NULL) return 1;
         for (;;) {
-            CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
+            CHECK_CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
             if (chunk.rows == NULL) ++step_layouts.aligned;
             else
@@ -342,7 +318,7 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
         rc_query *q = make_query(world, include, 2, NULL, 0);
         if (q == NULL) return 1;
         for (;;) {
-            CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
+            CHECK_CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
             if (!has) break;
             if (chunk.rows == NULL) ++step_layouts.aligned;
             else
@@ -362,13 +338,13 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
      * unit dies (perhaps the one just toggled), every 11th a unit is born. */
     if (frame % 5u == 0u && toggled != RC_NULL_ENTITY) {
         int frozen = 0;
-        CALL(rc_component_has(world, toggled, id.frozen, &frozen), rc_world_last_error(world));
-        if (frozen) CALL(rc_component_remove(world, toggled, id.frozen), rc_world_last_error(world));
+        CHECK_CALL(rc_component_has(world, toggled, id.frozen, &frozen), rc_world_last_error(world));
+        if (frozen) CHECK_CALL(rc_component_remove(world, toggled, id.frozen), rc_world_last_error(world));
         else
-            CALL(rc_component_add(world, toggled, id.frozen, NULL, 0), rc_world_last_error(world));
+            CHECK_CALL(rc_component_add(world, toggled, id.frozen, NULL, 0), rc_world_last_error(world));
     }
     if (frame % 17u == 0u && doomed != RC_NULL_ENTITY)
-        CALL(rc_entity_destroy(world, doomed), rc_world_last_error(world));
+        CHECK_CALL(rc_entity_destroy(world, doomed), rc_world_last_error(world));
     if (frame % 11u == 0u) (void)spawn(world, 100u + (uint32_t)frame, RC_NULL_ENTITY);
     if (failures != before) {
         if (user != NULL) ++user->errors;
@@ -379,7 +355,7 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
 
 static uint64_t world_hash(const rc_world *world) {
     uint64_t h = 0;
-    CALL(rc_world_hash(world, &h), rc_world_last_error(world));
+    CHECK_CALL(rc_world_hash(world, &h), rc_world_last_error(world));
     return h;
 }
 
@@ -390,7 +366,7 @@ static void run(rc_world *world, rc_ring *ring, rc_frame first, rc_frame last, u
     for (f = first; f <= last; ++f) {
         make_record(f, record);
         CHECK(step(world, f, record, sizeof record, NULL) == 0);
-        if (ring != NULL) CALL(rc_ring_save(ring, world, f), rc_ring_last_error(ring));
+        if (ring != NULL) CHECK_CALL(rc_ring_save(ring, world, f), rc_ring_last_error(ring));
         if (hashes != NULL) hashes[f] = world_hash(world);
     }
 }
@@ -406,18 +382,18 @@ static void test_rollback(const rc_schema *schema) {
     uint64_t alive = 0;
     rc_status status;
     if (world == NULL) return;
-    CALL(rc_ring_create(32, &ring), rc_last_error());
+    CHECK_CALL(rc_ring_create(32, &ring), rc_last_error());
     if (ring == NULL) return;
 
     run(world, ring, 0, FRAMES - 1, straight);
-    CALL(rc_world_alive(world, &alive), rc_world_last_error(world));
+    CHECK_CALL(rc_world_alive(world, &alive), rc_world_last_error(world));
     CHECK(alive > 10 && alive < 60);
     CHECK(step_layouts.aligned > 0);
     CHECK(step_layouts.indexed > 0);
     CHECK(straight[FRAMES - 1] != straight[FRAMES - 2]);
 
     /* Roll back 25 frames and re-simulate: the same states, frame by frame. */
-    CALL(rc_ring_restore(ring, world, FRAMES - 26), rc_ring_last_error(ring));
+    CHECK_CALL(rc_ring_restore(ring, world, FRAMES - 26), rc_ring_last_error(ring));
     CHECK(world_hash(world) == straight[FRAMES - 26]);
     run(world, ring, FRAMES - 25, FRAMES - 1, again);
     CHECK(memcmp(again + (FRAMES - 25), straight + (FRAMES - 25), 25 * sizeof(uint64_t)) == 0);
@@ -452,10 +428,10 @@ static void test_image(const rc_schema *schema) {
     status = rc_world_save_image(world, 99, buffer, needed - 1, &written);
     CHECK(status == RC_ERR_BUFFER_TOO_SMALL);
     CHECK(written == needed);
-    CALL(rc_world_save_image(world, 99, buffer, needed, &written), rc_world_last_error(world));
+    CHECK_CALL(rc_world_save_image(world, 99, buffer, needed, &written), rc_world_last_error(world));
     CHECK(written == needed);
 
-    CALL(rc_world_load_image(fresh, buffer, written, &frame), rc_world_last_error(fresh));
+    CHECK_CALL(rc_world_load_image(fresh, buffer, written, &frame), rc_world_last_error(fresh));
     CHECK(frame == 99);
     CHECK(world_hash(fresh) == straight[99]);
     /* The restored world continues exactly like the original (free list included). */
@@ -476,35 +452,35 @@ static void test_snapshot_file(const rc_schema *schema, const char *dir) {
     snprintf(path_a, sizeof path_a, "%s/c_program_a.rcs", dir);
     snprintf(path_b, sizeof path_b, "%s/c_program_b.rcs", dir);
     run(world, NULL, 0, 199, NULL);
-    CALL(rc_snapshot_file_write(world, path_a, 199, 3), rc_world_last_error(world));
-    CALL(rc_snapshot_file_check(path_a), rc_last_error());
-    CALL(rc_snapshot_file_load(fresh, path_a, &frame), rc_world_last_error(fresh));
+    CHECK_CALL(rc_snapshot_file_write(world, path_a, 199, 3), rc_world_last_error(world));
+    CHECK_CALL(rc_snapshot_file_check(path_a), rc_last_error());
+    CHECK_CALL(rc_snapshot_file_load(fresh, path_a, &frame), rc_world_last_error(fresh));
     CHECK(frame == 199);
     CHECK(world_hash(fresh) == straight[199]);
     run(fresh, NULL, 200, 219, NULL);
     CHECK(world_hash(fresh) == straight[219]);
-    CALL(rc_snapshot_file_write(fresh, path_b, 219, 1), rc_world_last_error(fresh));
+    CHECK_CALL(rc_snapshot_file_write(fresh, path_b, 219, 1), rc_world_last_error(fresh));
 
     /* Diffs: a file against itself, and against 20 frames later. */
-    CALL(rc_diff_files(path_a, path_a, &diff), rc_last_error());
+    CHECK_CALL(rc_diff_files(path_a, path_a, &diff), rc_last_error());
     if (diff != NULL) {
         rc_diff_summary summary;
         memset(&summary, 0, sizeof summary);
         summary.struct_size = sizeof summary;
-        CALL(rc_diff_get_summary(diff, &summary), rc_last_error());
+        CHECK_CALL(rc_diff_get_summary(diff, &summary), rc_last_error());
         CHECK(summary.identical == 1);
         CHECK(summary.frame_a == 199 && summary.frame_b == 199);
         rc_diff_destroy(diff);
         diff = NULL;
     }
-    CALL(rc_diff_files(path_a, path_b, &diff), rc_last_error());
+    CHECK_CALL(rc_diff_files(path_a, path_b, &diff), rc_last_error());
     if (diff != NULL) {
         rc_diff_summary summary;
         size_t needed = 0;
         char *json;
         memset(&summary, 0, sizeof summary);
         summary.struct_size = sizeof summary;
-        CALL(rc_diff_get_summary(diff, &summary), rc_last_error());
+        CHECK_CALL(rc_diff_get_summary(diff, &summary), rc_last_error());
         CHECK(summary.identical == 0);
         CHECK(summary.schemas_differ == 0);
         CHECK(summary.pools_differing > 0);
@@ -513,7 +489,7 @@ static void test_snapshot_file(const rc_schema *schema, const char *dir) {
         CHECK(needed > 2);
         json = (char *)malloc(needed);
         if (json != NULL) {
-            CALL(rc_diff_json(diff, json, needed, &needed), rc_last_error());
+            CHECK_CALL(rc_diff_json(diff, json, needed, &needed), rc_last_error());
             CHECK(json[0] == '{');
             CHECK(strlen(json) + 1 == needed);
             CHECK(strstr(json, "counter") != NULL);
@@ -540,29 +516,30 @@ static void test_replay(const rc_schema *schema, const char *dir) {
 
     memset(&settings, 0, sizeof settings);
     settings.struct_size = sizeof settings;
-    CALL(rc_replay_settings_default(&settings), rc_last_error());
+    CHECK_CALL(rc_replay_settings_default(&settings), rc_last_error());
     CHECK(settings.struct_size == sizeof settings);
     settings.players = PLAYERS;
     settings.input_size = INPUT_SIZE;
     settings.keyframe_interval = 50;
     settings.frames_per_chunk = 16;
-    CALL(rc_replay_writer_create(path, world, 0, &settings, &writer), rc_last_error());
+    CHECK_CALL(rc_replay_writer_create(path, world, 0, &settings, &writer), rc_last_error());
     if (writer == NULL) return;
     for (f = 0; f < FRAMES; ++f) {
         make_record(f, record);
         CHECK(step(world, f, record, sizeof record, NULL) == 0);
-        CALL(rc_replay_writer_add_frame(writer, record, sizeof record, world), rc_replay_writer_last_error(writer));
+        CHECK_CALL(rc_replay_writer_add_frame(writer, record, sizeof record, world),
+                   rc_replay_writer_last_error(writer));
     }
     CHECK(world_hash(world) == straight[FRAMES - 1]);
-    CALL(rc_replay_writer_finish(writer), rc_replay_writer_last_error(writer));
+    CHECK_CALL(rc_replay_writer_finish(writer), rc_replay_writer_last_error(writer));
     rc_replay_writer_destroy(writer);
     rc_world_destroy(world);
 
-    CALL(rc_replay_open(path, &replay), rc_last_error());
+    CHECK_CALL(rc_replay_open(path, &replay), rc_last_error());
     if (replay == NULL) return;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    CALL(rc_replay_get_info(replay, &info), rc_replay_last_error(replay));
+    CHECK_CALL(rc_replay_get_info(replay, &info), rc_replay_last_error(replay));
     CHECK(info.players == PLAYERS);
     CHECK(info.input_size == INPUT_SIZE);
     CHECK(info.start_frame == 0);
@@ -575,17 +552,17 @@ static void test_replay(const rc_schema *schema, const char *dir) {
         size_t recorded_size = 0;
         uint64_t h = 0;
         make_record(123, record);
-        CALL(rc_replay_inputs(replay, 123, &recorded, &recorded_size), rc_replay_last_error(replay));
+        CHECK_CALL(rc_replay_inputs(replay, 123, &recorded, &recorded_size), rc_replay_last_error(replay));
         CHECK(recorded_size == RECORD_SIZE);
         CHECK(recorded != NULL && memcmp(recorded, record, RECORD_SIZE) == 0);
-        CALL(rc_replay_hash(replay, 123, &h), rc_replay_last_error(replay));
+        CHECK_CALL(rc_replay_hash(replay, 123, &h), rc_replay_last_error(replay));
         CHECK(h == straight[123]);
     }
     { /* seek: the latest keyframe at or before 123 */
         rc_world *seeker = make_world(schema, 0);
         rc_frame keyframe = RC_NULL_ENTITY;
         if (seeker != NULL) {
-            CALL(rc_replay_seek(replay, seeker, 123, &keyframe), rc_replay_last_error(replay));
+            CHECK_CALL(rc_replay_seek(replay, seeker, 123, &keyframe), rc_replay_last_error(replay));
             /* Keyframes every 50 frames: the state before frame 100 is stepped. */
             CHECK(keyframe == 100);
             CHECK(world_hash(seeker) == straight[99]);
@@ -600,7 +577,7 @@ static void test_replay(const rc_schema *schema, const char *dir) {
         if (fresh != NULL) {
             memset(&report, 0, sizeof report);
             report.struct_size = sizeof report;
-            CALL(rc_replay_verify(replay, fresh, step, &user, &report), rc_replay_last_error(replay));
+            CHECK_CALL(rc_replay_verify(replay, fresh, step, &user, &report), rc_replay_last_error(replay));
             CHECK(report.ok == 1);
             CHECK(report.frames_checked == FRAMES);
             CHECK(user.errors == 0);
@@ -614,7 +591,7 @@ static void test_replay(const rc_schema *schema, const char *dir) {
         if (fresh != NULL) {
             memset(&report, 0, sizeof report);
             report.struct_size = sizeof report;
-            CALL(rc_replay_verify(replay, fresh, step, &user, &report), rc_replay_last_error(replay));
+            CHECK_CALL(rc_replay_verify(replay, fresh, step, &user, &report), rc_replay_last_error(replay));
             CHECK(report.ok == 0);
             CHECK(report.first_mismatch == 123);
             CHECK(report.expected == straight[123]);
@@ -640,7 +617,7 @@ static int64_t sum_query(rc_world *world, uint32_t first, uint32_t second, layou
     uint32_t i;
     if (q == NULL) return -1;
     for (;;) {
-        CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
+        CHECK_CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
         if (!has) break;
         if (chunk.rows == NULL) {
             ++layouts->aligned;
@@ -653,8 +630,8 @@ static int64_t sum_query(rc_world *world, uint32_t first, uint32_t second, layou
             void *p0 = element(&chunk, 0, i, size0);
             void *p1 = element(&chunk, 1, i, size1);
             void *got0 = NULL, *got1 = NULL;
-            CALL(rc_component_get(world, e, first, &got0), rc_world_last_error(world));
-            CALL(rc_component_get(world, e, second, &got1), rc_world_last_error(world));
+            CHECK_CALL(rc_component_get(world, e, first, &got0), rc_world_last_error(world));
+            CHECK_CALL(rc_component_get(world, e, second, &got1), rc_world_last_error(world));
             CHECK(got0 == p0);
             CHECK(got1 == p1);
             if (first == id.body) {
@@ -678,14 +655,14 @@ static void add_counter(rc_world *world, rc_entity e, uint32_t n, uint64_t total
     c.id = n;
     c.pad = 0;
     c.total = total;
-    CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
+    CHECK_CALL(rc_component_add(world, e, id.counter, &c, sizeof c), rc_world_last_error(world));
 }
 
 static void add_link(rc_world *world, rc_entity e, uint32_t n) {
     named_link l;
     l.other = 0;
     name_unit(l.name, n);
-    CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
+    CHECK_CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
 }
 
 /* Three layouts: a group (whatever order components were added in), pools filled in the same
@@ -704,16 +681,16 @@ static void test_layouts(const rc_schema *schema) {
     if (grouped == NULL || aligned == NULL || churned == NULL) return;
 
     /* The group {body, target}: bodies forward, targets backward, some entities with one only. */
-    for (i = 0; i < entity_count; ++i) CALL(rc_entity_create(grouped, &e[i]), rc_world_last_error(grouped));
+    for (i = 0; i < entity_count; ++i) CHECK_CALL(rc_entity_create(grouped, &e[i]), rc_world_last_error(grouped));
     for (i = 0; i < entity_count; ++i) {
         body b = {0.0f, 0.0f, 0.0f, 0.0f, (int32_t)i};
         if (i % 7u == 3u) continue;
-        CALL(rc_component_add(grouped, e[i], id.body, &b, sizeof b), rc_world_last_error(grouped));
+        CHECK_CALL(rc_component_add(grouped, e[i], id.body, &b, sizeof b), rc_world_last_error(grouped));
     }
     for (i = entity_count; i-- > 0;) {
         target t = {{0.0f, 0.0f}, (int32_t)(i * 100u)};
         if (i % 4u == 1u) continue;
-        CALL(rc_component_add(grouped, e[i], id.target, &t, sizeof t), rc_world_last_error(grouped));
+        CHECK_CALL(rc_component_add(grouped, e[i], id.target, &t, sizeof t), rc_world_last_error(grouped));
     }
     for (i = 0; i < entity_count; ++i)
         if (i % 7u != 3u && i % 4u != 1u) expected += (int64_t)i + (int64_t)i * 100;
@@ -726,7 +703,7 @@ static void test_layouts(const rc_schema *schema) {
     /* Same order: counter then link, entity by entity. */
     expected = 0;
     for (i = 0; i < entity_count; ++i) {
-        CALL(rc_entity_create(aligned, &e[i]), rc_world_last_error(aligned));
+        CHECK_CALL(rc_entity_create(aligned, &e[i]), rc_world_last_error(aligned));
         add_counter(aligned, e[i], i, (uint64_t)i * 1000u);
         add_link(aligned, e[i], i);
         expected += (int64_t)i * 1000;
@@ -738,15 +715,15 @@ static void test_layouts(const rc_schema *schema) {
     /* Churned: links in reverse, counters forward, then every third entity loses and regains its
      * counter and every fifth loses its link. */
     expected = 0;
-    for (i = 0; i < entity_count; ++i) CALL(rc_entity_create(churned, &e[i]), rc_world_last_error(churned));
+    for (i = 0; i < entity_count; ++i) CHECK_CALL(rc_entity_create(churned, &e[i]), rc_world_last_error(churned));
     for (i = entity_count; i-- > 0;) add_link(churned, e[i], i);
     for (i = 0; i < entity_count; ++i) add_counter(churned, e[i], i, (uint64_t)i * 1000u);
     for (i = 0; i < entity_count; i += 3) {
-        CALL(rc_component_remove(churned, e[i], id.counter), rc_world_last_error(churned));
+        CHECK_CALL(rc_component_remove(churned, e[i], id.counter), rc_world_last_error(churned));
         add_counter(churned, e[i], i, (uint64_t)i * 7u);
     }
     for (i = 0; i < entity_count; i += 5)
-        CALL(rc_component_remove(churned, e[i], id.link), rc_world_last_error(churned));
+        CHECK_CALL(rc_component_remove(churned, e[i], id.link), rc_world_last_error(churned));
     for (i = 0; i < entity_count; ++i)
         if (i % 5u != 0u) expected += (int64_t)(i % 3u == 0u ? (uint64_t)i * 7u : (uint64_t)i * 1000u);
     CHECK(sum_query(churned, id.counter, id.link, &lc) == expected);
@@ -761,7 +738,7 @@ static void test_layouts(const rc_schema *schema) {
         int has = 0;
         if (q != NULL) {
             for (;;) {
-                CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
+                CHECK_CALL(rc_query_next(q, &chunk, &has), rc_query_last_error(q));
                 if (!has) break;
                 for (i = 0; i < chunk.count; ++i) ((counter *)element(&chunk, 0, i, sizeof(counter)))->total += 1;
             }
@@ -770,7 +747,7 @@ static void test_layouts(const rc_schema *schema) {
         for (i = 0; i < entity_count; ++i) {
             void *got = NULL;
             const uint64_t base = i % 3u == 0u ? (uint64_t)i * 7u : (uint64_t)i * 1000u;
-            CALL(rc_component_get(churned, e[i], id.counter, &got), rc_world_last_error(churned));
+            CHECK_CALL(rc_component_get(churned, e[i], id.counter, &got), rc_world_last_error(churned));
             CHECK(got != NULL && ((counter *)got)->total == base + (i % 5u != 0u ? 1u : 0u));
         }
     }
@@ -793,16 +770,16 @@ static void test_fields(const rc_schema *schema) {
     if (world == NULL || copy == NULL) return;
     memset(&l, 0, sizeof l);
     strcpy(l.name, "hello");
-    CALL(rc_entity_create(world, &e), rc_world_last_error(world));
+    CHECK_CALL(rc_entity_create(world, &e), rc_world_last_error(world));
     l.other = (uint32_t)e;
-    CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
-    CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
-    CALL(rc_world_save_image(world, 5, image, sizeof image, &needed), rc_world_last_error(world));
-    CALL(rc_world_load_image(copy, image, needed, &frame), rc_world_last_error(copy));
+    CHECK_CALL(rc_component_add(world, e, id.link, &l, sizeof l), rc_world_last_error(world));
+    CHECK_CALL(rc_component_add(world, e, id.target, &t, sizeof t), rc_world_last_error(world));
+    CHECK_CALL(rc_world_save_image(world, 5, image, sizeof image, &needed), rc_world_last_error(world));
+    CHECK_CALL(rc_world_load_image(copy, image, needed, &frame), rc_world_last_error(copy));
     CHECK(rc_entity_valid(copy, e) == 1);
-    CALL(rc_component_get(copy, e, id.link, &got), rc_world_last_error(copy));
+    CHECK_CALL(rc_component_get(copy, e, id.link, &got), rc_world_last_error(copy));
     CHECK(got != NULL && memcmp(got, &l, sizeof l) == 0);
-    CALL(rc_component_get(copy, e, id.target, &got), rc_world_last_error(copy));
+    CHECK_CALL(rc_component_get(copy, e, id.target, &got), rc_world_last_error(copy));
     CHECK(got != NULL && memcmp(got, &t, sizeof t) == 0);
     rc_world_destroy(copy);
     rc_world_destroy(world);

@@ -13,33 +13,12 @@
 #define _POSIX_C_SOURCE 200809L // NOLINT(readability-identifier-naming): clock_gettime, nanosleep
 #include <retcon.h>
 
+#include "c_checks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ------------------------------------------------------------------ checks */
-
-static int failures = 0;
-
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            ++failures;                                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                   \
-        }                                                                                                              \
-    } while (0)
-
-/* A call that must succeed; stops the program otherwise (nothing after it would mean much). */
-#define CALL(expr, message)                                                                                            \
-    do {                                                                                                               \
-        rc_status call_status_ = (expr);                                                                               \
-        if (call_status_ != RC_OK) {                                                                                   \
-            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #expr, rc_status_name(call_status_),    \
-                    (message));                                                                                        \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* ------------------------------------------------------------------ the game */
 
@@ -73,13 +52,13 @@ static rc_schema *make_schema(void) {
     static const rc_field tally_fields[] = {RC_FIELD(tally, sum, RC_U64), RC_FIELD(tally, frames, RC_U32),
                                             RC_FIELD(tally, pad, RC_U32)};
     rc_schema *schema = NULL;
-    CALL(rc_schema_create(&schema), rc_last_error());
+    REQUIRE_CALL(rc_schema_create(&schema), rc_last_error());
     const rc_type_desc p = {sizeof(rc_type_desc), "Position", sizeof(position), position_fields, 2};
     const rc_type_desc s = {sizeof(rc_type_desc), "Pilot", sizeof(pilot), pilot_fields, 1};
     const rc_type_desc t = {sizeof(rc_type_desc), "Tally", sizeof(tally), tally_fields, 3};
-    CALL(rc_schema_component(schema, &p, &position_id), rc_schema_last_error(schema));
-    CALL(rc_schema_component(schema, &s, &pilot_id), rc_schema_last_error(schema));
-    CALL(rc_schema_resource(schema, &t, &tally_id), rc_schema_last_error(schema));
+    REQUIRE_CALL(rc_schema_component(schema, &p, &position_id), rc_schema_last_error(schema));
+    REQUIRE_CALL(rc_schema_component(schema, &s, &pilot_id), rc_schema_last_error(schema));
+    REQUIRE_CALL(rc_schema_resource(schema, &t, &tally_id), rc_schema_last_error(schema));
     return schema;
 }
 
@@ -88,7 +67,7 @@ static uint64_t stick_layout_hash(void) {
                                       RC_FIELD(stick, fire, RC_U8), RC_FIELD(stick, pad, RC_U8)};
     const rc_type_desc d = {sizeof(rc_type_desc), "Stick", sizeof(stick), fields, 4};
     uint64_t h = 0;
-    CALL(rc_input_layout_hash(&d, &h), rc_last_error());
+    REQUIRE_CALL(rc_input_layout_hash(&d, &h), rc_last_error());
     return h;
 }
 
@@ -96,14 +75,14 @@ static uint64_t stick_layout_hash(void) {
 static void populate(rc_world *w) {
     for (uint32_t s = 0; s < players; ++s) {
         rc_entity e;
-        CALL(rc_entity_create(w, &e), rc_world_last_error(w));
+        REQUIRE_CALL(rc_entity_create(w, &e), rc_world_last_error(w));
         const position p = {(int32_t)(s * 100), 0};
         const pilot who = {s};
-        CALL(rc_component_add(w, e, position_id, &p, sizeof p), rc_world_last_error(w));
-        CALL(rc_component_add(w, e, pilot_id, &who, sizeof who), rc_world_last_error(w));
+        REQUIRE_CALL(rc_component_add(w, e, position_id, &p, sizeof p), rc_world_last_error(w));
+        REQUIRE_CALL(rc_component_add(w, e, pilot_id, &who, sizeof who), rc_world_last_error(w));
     }
     const tally t = {0, 0, 0};
-    CALL(rc_resource_set(w, tally_id, &t, sizeof t), rc_world_last_error(w));
+    REQUIRE_CALL(rc_resource_set(w, tally_id, &t, sizeof t), rc_world_last_error(w));
 }
 
 /* The game's step: every present player's ship moves by its stick; the tally folds in every
@@ -161,7 +140,7 @@ typedef struct peer {
 
 static void note_hash(peer *p, rc_frame frame) {
     if (frame >= max_frames) return;
-    CALL(rc_world_hash(p->world, &p->hashes[frame]), rc_world_last_error(p->world));
+    REQUIRE_CALL(rc_world_hash(p->world, &p->hashes[frame]), rc_world_last_error(p->world));
     p->have[frame] = 1;
 }
 
@@ -190,13 +169,13 @@ static void run_server_requests(rc_server *s, peer *p) {
     rc_request r = {.struct_size = sizeof(rc_request)};
     int has = 0;
     for (;;) {
-        CALL(rc_server_next_request(s, &r, &has), rc_server_last_error(s));
+        REQUIRE_CALL(rc_server_next_request(s, &r, &has), rc_server_last_error(s));
         if (!has) return;
         CHECK(r.world == p->world);
         CHECK(r.resimulating == 0); /* the server never rolls back */
         CHECK(step(r.world, &r.inputs) == 0);
         note_hash(p, r.inputs.frame);
-        CALL(rc_server_request_done(s, r.inputs.frame), rc_server_last_error(s));
+        REQUIRE_CALL(rc_server_request_done(s, r.inputs.frame), rc_server_last_error(s));
     }
 }
 
@@ -206,7 +185,7 @@ static void run_client_requests(rc_client *c, peer *p) {
     rc_request r = {.struct_size = sizeof(rc_request)};
     int has = 0;
     for (;;) {
-        CALL(rc_client_next_request(c, &r, &has), rc_client_last_error(c));
+        REQUIRE_CALL(rc_client_next_request(c, &r, &has), rc_client_last_error(c));
         if (!has) return;
         CHECK(r.world == p->world);
         CHECK(r.inputs.players == players && r.inputs.input_size == sizeof(stick));
@@ -214,7 +193,7 @@ static void run_client_requests(rc_client *c, peer *p) {
         resimulated_requests += (unsigned)r.resimulating;
         CHECK(step(r.world, &r.inputs) == 0);
         note_hash(p, r.inputs.frame);
-        CALL(rc_client_request_done(c, r.inputs.frame), rc_client_last_error(c));
+        REQUIRE_CALL(rc_client_request_done(c, r.inputs.frame), rc_client_last_error(c));
     }
 }
 
@@ -248,7 +227,7 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
     client_peers[1].name = "client 1";
 
     rc_session_config config = {.struct_size = sizeof(rc_session_config)};
-    CALL(rc_session_config_default(&config), rc_last_error());
+    REQUIRE_CALL(rc_session_config_default(&config), rc_last_error());
     config.max_players = players;
     config.input_size = sizeof(stick);
     config.input_layout_hash = stick_layout_hash();
@@ -257,33 +236,33 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
     config.no_repeat = no_repeat;
     config.no_repeat_size = sizeof no_repeat;
 
-    CALL(rc_world_create(schema, &server_peer.world), rc_last_error());
+    REQUIRE_CALL(rc_world_create(schema, &server_peer.world), rc_last_error());
     populate(server_peer.world);
     rc_server *server = NULL;
-    CALL(rc_server_create(&config, server_peer.world, server_end, poll_mode ? NULL : step_callback, &server_peer, NULL,
-                          &server),
-         rc_last_error());
+    REQUIRE_CALL(rc_server_create(&config, server_peer.world, server_end, poll_mode ? NULL : step_callback,
+                                  &server_peer, NULL, &server),
+                 rc_last_error());
     rc_client *clients[players];
     for (int i = 0; i < players; ++i) {
-        CALL(rc_world_create(schema, &client_peers[i].world), rc_last_error());
+        REQUIRE_CALL(rc_world_create(schema, &client_peers[i].world), rc_last_error());
         rc_client_options options = {.struct_size = sizeof(rc_client_options)};
-        CALL(rc_client_options_default(&options), rc_last_error());
+        REQUIRE_CALL(rc_client_options_default(&options), rc_last_error());
         options.name = i == 0 ? "ada" : "grace";
-        CALL(rc_client_create(&config, client_peers[i].world, client_ends[i], poll_mode ? NULL : step_callback,
-                              &client_peers[i], &options, &clients[i]),
-             rc_last_error());
+        REQUIRE_CALL(rc_client_create(&config, client_peers[i].world, client_ends[i], poll_mode ? NULL : step_callback,
+                                      &client_peers[i], &options, &clients[i]),
+                     rc_last_error());
     }
 
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (uint64_t now = 1; now <= duration_ms;) {
-        CALL(rc_server_update(server, now), rc_server_last_error(server));
+        REQUIRE_CALL(rc_server_update(server, now), rc_server_last_error(server));
         if (poll_mode) run_server_requests(server, &server_peer);
         for (int i = 0; i < players; ++i) {
             rc_client_info info = {.struct_size = sizeof(rc_client_info)};
-            CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
+            REQUIRE_CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
             const stick s = stick_for(info.current_frame, info.slot < 0 ? 0u : (uint32_t)info.slot);
-            CALL(rc_client_update(clients[i], now, &s, sizeof s), rc_client_last_error(clients[i]));
+            REQUIRE_CALL(rc_client_update(clients[i], now, &s, sizeof s), rc_client_last_error(clients[i]));
             if (poll_mode) run_client_requests(clients[i], &client_peers[i]);
         }
         drain_events(server, clients, &server_peer, client_peers);
@@ -301,10 +280,10 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
     result.confirmed = max_frames;
     for (int i = 0; i < players; ++i) {
         rc_session_stats st = {.struct_size = sizeof(rc_session_stats)};
-        CALL(rc_client_stats(clients[i], &st), rc_client_last_error(clients[i]));
+        REQUIRE_CALL(rc_client_stats(clients[i], &st), rc_client_last_error(clients[i]));
         result.rollbacks[i] = st.rollbacks;
         rc_client_info info = {.struct_size = sizeof(rc_client_info)};
-        CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
+        REQUIRE_CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
         CHECK(info.state == RC_CLIENT_RUNNING);
         CHECK(info.slot == i);
         if (info.confirmed_frame < result.confirmed) result.confirmed = info.confirmed_frame;
@@ -313,7 +292,7 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
         CHECK(client_peers[i].failed == 0);
     }
     rc_session_stats totals = {.struct_size = sizeof(rc_session_stats)};
-    CALL(rc_server_totals(server, &totals), rc_server_last_error(server));
+    REQUIRE_CALL(rc_server_totals(server, &totals), rc_server_last_error(server));
     CHECK(totals.desyncs == 0);
     CHECK(totals.unverified_desyncs == 0);
     CHECK(server_peer.desyncs == 0 && server_peer.failed == 0);
@@ -351,11 +330,12 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
 
 static match_result play_simulated(int poll_mode, rc_schema *schema) {
     rc_sim_network *net = NULL;
-    CALL(rc_sim_network_create(20261126u, &net), rc_last_error());
+    REQUIRE_CALL(rc_sim_network_create(20261126u, &net), rc_last_error());
     rc_transport *server_end = NULL, *client_ends[players];
-    CALL(rc_sim_network_server(net, &server_end), rc_last_error());
+    REQUIRE_CALL(rc_sim_network_server(net, &server_end), rc_last_error());
     const rc_link link = {sizeof(rc_link), 40, 25, 0.03, 0.01, 0.02};
-    for (int i = 0; i < players; ++i) CALL(rc_sim_network_connect(net, &link, &link, &client_ends[i]), rc_last_error());
+    for (int i = 0; i < players; ++i)
+        REQUIRE_CALL(rc_sim_network_connect(net, &link, &link, &client_ends[i]), rc_last_error());
     const match_result r = play(poll_mode, server_end, client_ends, 0, 12000, schema);
     for (int i = 0; i < players; ++i) rc_transport_destroy(client_ends[i]);
     rc_transport_destroy(server_end);
@@ -379,12 +359,12 @@ int main(int argc, char **argv) {
         CHECK(callback.rollbacks[0] == poll.rollbacks[0] && callback.rollbacks[1] == poll.rollbacks[1]);
     } else if (strcmp(which, "enet") == 0) {
         rc_transport *server_end = NULL, *client_ends[players];
-        CALL(rc_enet_server_create(0, players, 8, &server_end), rc_last_error());
+        REQUIRE_CALL(rc_enet_server_create(0, players, 8, &server_end), rc_last_error());
         uint16_t port = 0;
-        CALL(rc_transport_local_port(server_end, &port), rc_last_error());
+        REQUIRE_CALL(rc_transport_local_port(server_end, &port), rc_last_error());
         CHECK(port != 0);
         for (int i = 0; i < players; ++i)
-            CALL(rc_enet_client_create("127.0.0.1", port, &client_ends[i]), rc_last_error());
+            REQUIRE_CALL(rc_enet_client_create("127.0.0.1", port, &client_ends[i]), rc_last_error());
         const match_result r = play(1, server_end, client_ends, 1, 4000, schema);
         CHECK(r.confirmed > 120); /* about 4 s at 60 Hz, minus the handshake */
         for (int i = 0; i < players; ++i) rc_transport_destroy(client_ends[i]);
