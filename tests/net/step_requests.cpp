@@ -6,6 +6,7 @@
 #include <common/counting_allocator.hpp>
 #include <common/misuse.hpp>
 #include <common/sim_match.hpp>
+#include <common/sim_match_allocations.hpp>
 
 #include <retcon/net/step_requests.hpp>
 
@@ -447,9 +448,6 @@ TEST_CASE("poll-mode ticks and rollbacks allocate nothing once warm", "[net][pol
     sim_match m{26, 2};
     m.add_client(lossy_link, lossy_link);
     m.add_client(lossy_link, lossy_link);
-    // The recorders' std::maps would allocate: measure without them.
-    m.server->on_confirmed(nullptr);
-    for (auto &c : m.clients) c->session->on_confirmed_hash(nullptr);
     const auto tick_server = [](server_session &s) {
         step_requests requests = s.tick_requests();
         while (const step_request *r = requests.next()) step_game(*r->target, r->inputs);
@@ -459,19 +457,10 @@ TEST_CASE("poll-mode ticks and rollbacks allocate nothing once warm", "[net][pol
         while (const step_request *r = requests.next()) step_game(*r->target, r->inputs);
         return true;
     };
-    for (int ms = 0; ms < 10000; ++ms) m.step(tick_server, tick_client); // every buffer at its high-water mark
-    const auto rollbacks_before = m.clients[0]->session->stats().rollbacks + m.clients[1]->session->stats().rollbacks;
-    std::size_t allocations = 0;
-    {
-        allocation_counter counter;
-        for (int ms = 0; ms < 3000; ++ms) m.step(tick_server, tick_client);
-        allocations = counter.count();
-    }
-    const auto rollbacks =
-        m.clients[0]->session->stats().rollbacks + m.clients[1]->session->stats().rollbacks - rollbacks_before;
-    INFO("rollbacks during the measured window: " << rollbacks);
-    CHECK(rollbacks > 0);
-    CHECK(allocations == 0);
+    const allocation_window window = measure_warm_allocations(m, [&] { m.step(tick_server, tick_client); });
+    INFO("rollbacks during the measured window: " << window.rollbacks);
+    CHECK(window.rollbacks > 0);
+    CHECK(window.allocations == 0);
 }
 
 TEST_CASE("session_config_problem and server_options_problem name each rule, a valid config passes",
