@@ -17,7 +17,7 @@ std::string render(const world &w, int cols, int rows, const std::string &status
         const auto x = static_cast<int>(static_cast<std::int64_t>(p.x.raw) * inner_w / arena.width.raw);
         const auto y = static_cast<int>(static_cast<std::int64_t>(p.y.raw) * inner_h / arena.height.raw);
         if (x < 0 || y < 0 || x >= inner_w || y >= inner_h) return;
-        const auto i = static_cast<std::size_t>(y * inner_w + x);
+        const auto i = static_cast<std::size_t>(y) * static_cast<std::size_t>(inner_w) + static_cast<std::size_t>(x);
         cells[i] = c;
         colour[i] = col;
     };
@@ -44,7 +44,8 @@ std::string render(const world &w, int cols, int rows, const std::string &status
         out += '|';
         unsigned char current = 0;
         for (int x = 0; x < inner_w; ++x) {
-            const auto i = static_cast<std::size_t>(y * inner_w + x);
+            const auto i =
+                static_cast<std::size_t>(y) * static_cast<std::size_t>(inner_w) + static_cast<std::size_t>(x);
             if (colour[i] != current) {
                 current = colour[i];
                 out += current == 0 ? "\x1b[0m" : current == 8 ? "\x1b[2m" : "\x1b[0;3" + std::to_string(current) + "m";

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace retcon::wire {
 
@@ -151,7 +152,7 @@ result<void> decode_inputs_at(std::span<const std::byte> encoded, std::span<cons
 template<class Msg>
 void assign_header(Msg &to, Msg &&header, std::vector<std::byte> Msg::*payload) noexcept {
     std::vector<std::byte> kept = std::move(to.*payload);
-    to = std::move(header);
+    to = std::forward<Msg>(header);
     to.*payload = std::move(kept);
 }
 

@@ -30,7 +30,8 @@ struct record {
 
 template<class T>
 bool same_bytes(const T &a, const T &b) {
-    return std::memcmp(&a, &b, sizeof(T)) == 0;
+    // Bit for bit on purpose: a restored world must hold the same bytes, floats included.
+    return std::memcmp(&a, &b, sizeof(T)) == 0; // NOLINT(bugprone-suspicious-memory-comparison)
 }
 
 /// The reference: what the world should contain, including its entity recycling rules.

@@ -33,6 +33,7 @@ void check_payload(const pool &p, F value_of) {
     REQUIRE(p.payload_bytes() == std::size_t{p.size()} * sizeof(T));
     for (pool::size_type i = 0; i < p.size(); ++i) {
         const T expected = value_of(p.owners().at(i));
+        // Bit for bit on purpose (floats included). NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
         REQUIRE(std::memcmp(&p.data_as<T>()[i], &expected, sizeof(T)) == 0);
         REQUIRE(p.index(p.owners().at(i)) == i);
     }
