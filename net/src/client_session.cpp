@@ -497,10 +497,10 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
 
     void poll(std::uint64_t t) {
         internal::tick_guard::refuse_while(ticking, "client_session::poll");
-        now = t;
-        if (last_recv == 0) last_recv = t;
-        if (connect_start == 0) connect_start = t | 1u; // never 0: "not started"
-        net.poll(t, *this);
+        now = std::max(now, t); // a clock that steps back is time standing still, never a wrap
+        if (last_recv == 0) last_recv = now;
+        if (connect_start == 0) connect_start = now | 1u; // never 0: "not started"
+        net.poll(now, *this);
         if (state == client_state::connecting && opt.connect_timeout_ms != 0 &&
             now - std::min(now, connect_start) >= opt.connect_timeout_ms) {
             connect_failed();

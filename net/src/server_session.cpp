@@ -614,6 +614,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     void poll(std::uint64_t t) {
         internal::tick_guard::refuse_while(ticking, "server_session::poll");
+        t = std::max(now, t); // a clock that steps back is time standing still, never a wrap
         now = t;
         if (!started) {
             started = true;

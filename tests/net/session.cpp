@@ -27,6 +27,24 @@ TEST_CASE("clients on a clean link stay in sync with the server", "[net][session
     CHECK(m.server->players() == 2);
 }
 
+TEST_CASE("a session polled with an earlier time than before takes it as no time passing", "[net][session]") {
+    // A game's clock may step back (a suspended laptop, a clock source changed). Before the fix
+    // `now - last_recv` wrapped: the client disconnected ("server silent for 1844... ms") and the
+    // server dropped every client at once.
+    sim_match m{2, 2};
+    auto &a = m.add_client({20, 0, 0.0}, {20, 0, 0.0});
+    m.run(2000);
+    REQUIRE(a.session->state() == client_state::running);
+    m.server->poll(m.now - 16);
+    a.session->poll(m.now - 16);
+    m.run(1000);
+    CHECK(a.session->state() == client_state::running);
+    CHECK(sim_match::count(a.events, session_event_kind::disconnected) == 0);
+    CHECK(sim_match::count(m.server_events, session_event_kind::player_left) == 0);
+    CHECK(m.server->players() == 1);
+    CHECK(m.compare(a).mismatched == 0);
+}
+
 TEST_CASE("4 clients at 150 ms RTT, 30 ms jitter, 10% loss stay in sync", "[net][session]") {
     const auto seed = GENERATE(7u, 8u);
     sim_match m{seed, 4};
