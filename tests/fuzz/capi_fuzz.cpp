@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "fuzz/fuzz_reader.hpp"
 #include "capi/test_types.hpp"
 
 namespace {
@@ -56,31 +57,7 @@ const rc_schema *fixed_schema() {
     return schema;
 }
 
-/// Reads the input front to back; past the end everything is zero.
-class reader {
-public:
-    reader(const std::uint8_t *data, std::size_t size) : data_{data}, size_{size} {}
-    [[nodiscard]] bool done() const { return pos_ >= size_; }
-    std::uint8_t u8() { return pos_ < size_ ? data_[pos_++] : 0; }
-    std::uint32_t u32() {
-        std::uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(u8()) << (8 * i);
-        return v;
-    }
-    std::uint64_t u64() { return u32() | (std::uint64_t{u32()} << 32); }
-    /// Up to @p n bytes of the input (fewer at its end).
-    const std::uint8_t *take(std::size_t n, std::size_t &got) {
-        got = n < size_ - pos_ ? n : size_ - pos_;
-        const std::uint8_t *p = data_ + pos_;
-        pos_ += got;
-        return p;
-    }
-
-private:
-    const std::uint8_t *data_;
-    std::size_t size_;
-    std::size_t pos_ = 0;
-};
+using retcon::fuzz::reader;
 
 class session {
 public:

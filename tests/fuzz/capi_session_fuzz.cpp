@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/fuzz_reader.hpp"
+
 namespace {
 
 #define FUZZ_ASSERT(cond)                                                                                              \
@@ -101,24 +103,7 @@ void game_step(rc_world *w, const rc_frame_inputs &in) {
     }
 }
 
-/// Reads the input front to back; past the end everything is zero.
-class reader {
-public:
-    reader(const std::uint8_t *data, std::size_t size) : data_{data}, size_{size} {}
-    [[nodiscard]] bool done() const { return pos_ >= size_; }
-    std::uint8_t u8() { return pos_ < size_ ? data_[pos_++] : 0; }
-    std::uint32_t u32() {
-        std::uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(u8()) << (8 * i);
-        return v;
-    }
-    std::uint64_t u64() { return u32() | (std::uint64_t{u32()} << 32); }
-
-private:
-    const std::uint8_t *data_;
-    std::size_t size_;
-    std::size_t pos_ = 0;
-};
+using retcon::fuzz::reader;
 
 class match;
 
