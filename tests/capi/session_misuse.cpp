@@ -242,7 +242,7 @@ TEST_CASE("capi sessions: a world, transport or network in use is kept when dest
     guard.check();
 }
 
-TEST_CASE("capi sessions: poll-mode calls out of order are refused; update inside a step ends the session") {
+TEST_CASE("capi sessions: poll-mode calls out of order are refused, an update inside a step ends the session") {
     handler_guard guard;
     match m{nullptr};
     rc_request r{};
