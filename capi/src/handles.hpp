@@ -116,6 +116,10 @@ inline std::optional<frame_t> to_frame_c(rc_frame f) noexcept {
 /// Reports @p frame as beyond retcon's 32-bit frames (what to_frame_c refused).
 rc_status bad_frame(std::string &where, const char *what, rc_frame frame) noexcept;
 
+/// RC_OK when @p struct_size covers @p expected bytes; otherwise the message.
+rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::size_t expected, const char *what,
+                            const char *name) noexcept;
+
 /// Copies @p bytes into a caller buffer with the size query every such call shares.
 rc_status copy_out(std::string &where, const void *bytes, std::size_t size, void *buffer, std::size_t capacity,
                    std::size_t *needed, const char *what) noexcept;

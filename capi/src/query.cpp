@@ -70,9 +70,9 @@ rc_status rc_query_create(rc_world *w, const rc_query_desc *desc, rc_query **out
     if (!w) return fail(thread_error(), RC_ERR_NULL, "rc_query_create: world is NULL");
     return guarded(w->error, [&] {
         if (!desc || !out) return fail(w->error, RC_ERR_NULL, "rc_query_create: desc or out is NULL");
-        if (desc->struct_size < sizeof(rc_query_desc))
-            return fail(w->error, RC_ERR_ARGUMENT, "rc_query_create: struct_size is %u, expected at least %zu",
-                        desc->struct_size, sizeof(rc_query_desc));
+        if (auto s = check_struct_size(w->error, desc->struct_size, sizeof(rc_query_desc), "rc_query_create", "desc");
+            s != RC_OK)
+            return s;
         if (desc->include_count == 0 || desc->include_count > max_terms || desc->exclude_count > max_terms)
             return fail(w->error, RC_ERR_ARGUMENT,
                         "rc_query_create: %u included and %u excluded components (1..%u, 0..%u)", desc->include_count,

@@ -28,9 +28,10 @@ rc_status rc_replay_settings_default(rc_replay_settings *out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!out) return fail(err, RC_ERR_NULL, "rc_replay_settings_default: out is NULL");
-        if (out->struct_size < sizeof(rc_replay_settings))
-            return fail(err, RC_ERR_ARGUMENT, "rc_replay_settings_default: struct_size is %u, expected at least %zu",
-                        out->struct_size, sizeof(rc_replay_settings));
+        if (auto s = check_struct_size(err, out->struct_size, sizeof(rc_replay_settings), "rc_replay_settings_default",
+                                       "out");
+            s != RC_OK)
+            return s;
         const replay_settings d;
         out->players = d.players;
         out->input_size = d.input_size;
@@ -49,10 +50,10 @@ rc_status rc_replay_writer_create(const char *path, const rc_world *w, rc_frame 
     return guarded(err, [&] {
         if (!path || !w || !settings || !out)
             return fail(err, RC_ERR_NULL, "rc_replay_writer_create: path, world, settings or out is NULL");
-        if (settings->struct_size < sizeof(rc_replay_settings))
-            return fail(err, RC_ERR_ARGUMENT,
-                        "rc_replay_writer_create: settings struct_size is %u, expected at least %zu",
-                        settings->struct_size, sizeof(rc_replay_settings));
+        if (auto s = check_struct_size(err, settings->struct_size, sizeof(rc_replay_settings),
+                                       "rc_replay_writer_create", "settings");
+            s != RC_OK)
+            return s;
         const auto start = to_frame_c(start_frame);
         if (!start) return bad_frame(err, "rc_replay_writer_create", start_frame);
         replay_settings rs;
@@ -126,9 +127,9 @@ rc_status rc_replay_get_info(const rc_replay *cr, rc_replay_info *out) {
     auto *r = const_cast<rc_replay *>(cr);
     return guarded(r->error, [&] {
         if (!out) return fail(r->error, RC_ERR_NULL, "rc_replay_get_info: out is NULL");
-        if (out->struct_size < sizeof(rc_replay_info))
-            return fail(r->error, RC_ERR_ARGUMENT, "rc_replay_get_info: struct_size is %u, expected at least %zu",
-                        out->struct_size, sizeof(rc_replay_info));
+        if (auto s = check_struct_size(r->error, out->struct_size, sizeof(rc_replay_info), "rc_replay_get_info", "out");
+            s != RC_OK)
+            return s;
         const auto &s = r->reader.settings();
         out->players = s.players;
         out->input_size = s.input_size;
@@ -205,9 +206,9 @@ rc_status rc_replay_verify(const rc_replay *cr, rc_world *w, rc_step_fn step, vo
     auto *r = const_cast<rc_replay *>(cr);
     return guarded(r->error, [&] {
         if (!w || !step || !out) return fail(r->error, RC_ERR_NULL, "rc_replay_verify: world, step or out is NULL");
-        if (out->struct_size < sizeof(rc_verify_report))
-            return fail(r->error, RC_ERR_ARGUMENT, "rc_replay_verify: struct_size is %u, expected at least %zu",
-                        out->struct_size, sizeof(rc_verify_report));
+        if (auto s = check_struct_size(r->error, out->struct_size, sizeof(rc_verify_report), "rc_replay_verify", "out");
+            s != RC_OK)
+            return s;
         if (w->world.schema_hash() != r->reader.schema().hash())
             return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_verify: the world's schema is not the replay's");
         const step_function c_step = [w, step, user](world &, const frame_inputs &in) {

@@ -25,9 +25,9 @@ struct described_type {
 
 rc_status describe(rc_schema &s, const rc_type_desc *desc, const char *what, described_type &out) {
     if (!desc) return fail(s.error, RC_ERR_NULL, "%s: the type description is NULL", what);
-    if (desc->struct_size < sizeof(rc_type_desc))
-        return fail(s.error, RC_ERR_ARGUMENT, "%s: struct_size is %u, expected at least %zu (sizeof(rc_type_desc))",
-                    what, desc->struct_size, sizeof(rc_type_desc));
+    if (auto sized = check_struct_size(s.error, desc->struct_size, sizeof(rc_type_desc), what, "type description");
+        sized != RC_OK)
+        return sized;
     if (!desc->name) return fail(s.error, RC_ERR_NULL, "%s: the type name is NULL", what);
     if (desc->field_count > schema::max_fields)
         return fail(s.error, RC_ERR_ARGUMENT, "%s %s: %u fields, more than %zu", what, desc->name, desc->field_count,

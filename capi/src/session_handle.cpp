@@ -159,13 +159,6 @@ rc_frame_inputs to_c(const frame_inputs &in) noexcept {
             record.size()};
 }
 
-rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::size_t expected, const char *what,
-                            const char *name) noexcept {
-    if (struct_size >= expected) return RC_OK;
-    return fail(where, RC_ERR_ARGUMENT, "%s: %s struct_size is %u, expected at least %zu", what, name, struct_size,
-                expected);
-}
-
 rc_status config_from_c(std::string &where, const rc_session_config *c, bool server_side, const char *what,
                         session_config &out) {
     if (!c) return fail(where, RC_ERR_NULL, "%s: config is NULL", what);

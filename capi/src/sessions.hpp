@@ -103,9 +103,6 @@ rc_status config_from_c(std::string &where, const rc_session_config *config, boo
                         session_config &out);
 /// @brief Copies C++ statistics into their C struct (whose struct_size was checked).
 void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept;
-/// @brief RC_OK when @p struct_size covers @p expected bytes; otherwise the message.
-rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::size_t expected, const char *what,
-                            const char *name) noexcept;
 /// @brief A step for the C++ session that is never called: the C API steps through requests.
 step_function steps_only_through_requests();
 

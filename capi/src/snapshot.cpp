@@ -171,9 +171,9 @@ rc_status rc_diff_get_summary(const rc_diff *d, rc_diff_summary *out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!d || !out) return fail(err, RC_ERR_NULL, "rc_diff_get_summary: diff or out is NULL");
-        if (out->struct_size < sizeof(rc_diff_summary))
-            return fail(err, RC_ERR_ARGUMENT, "rc_diff_get_summary: struct_size is %u, expected %zu", out->struct_size,
-                        sizeof(rc_diff_summary));
+        if (auto s = check_struct_size(err, out->struct_size, sizeof(rc_diff_summary), "rc_diff_get_summary", "out");
+            s != RC_OK)
+            return s;
         const auto &x = d->diff;
         out->identical = x.identical() ? 1 : 0;
         out->schemas_differ = x.schema_differences.empty() ? 0 : 1;
@@ -191,9 +191,8 @@ rc_status rc_diff_pool(const rc_diff *d, uint32_t index, rc_pool_diff *out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!d || !out) return fail(err, RC_ERR_NULL, "rc_diff_pool: diff or out is NULL");
-        if (out->struct_size < sizeof(rc_pool_diff))
-            return fail(err, RC_ERR_ARGUMENT, "rc_diff_pool: struct_size is %u, expected %zu", out->struct_size,
-                        sizeof(rc_pool_diff));
+        if (auto s = check_struct_size(err, out->struct_size, sizeof(rc_pool_diff), "rc_diff_pool", "out"); s != RC_OK)
+            return s;
         if (index >= d->diff.pools.size())
             return fail(err, RC_ERR_ARGUMENT, "rc_diff_pool: index %u, but %zu pools differ", index,
                         d->diff.pools.size());

@@ -51,6 +51,13 @@ rc_status bad_frame(std::string &where, const char *what, rc_frame frame) noexce
                 static_cast<unsigned long long>(frame), max_frame);
 }
 
+rc_status check_struct_size(std::string &where, std::uint32_t struct_size, std::size_t expected, const char *what,
+                            const char *name) noexcept {
+    if (struct_size >= expected) return RC_OK;
+    return fail(where, RC_ERR_ARGUMENT, "%s: %s struct_size is %u, expected at least %zu", what, name, struct_size,
+                expected);
+}
+
 rc_status copy_out(std::string &where, const void *bytes, std::size_t size, void *buffer, std::size_t capacity,
                    std::size_t *needed, const char *what) noexcept {
     if (!needed) return fail(where, RC_ERR_NULL, "%s: needed is NULL (it receives the size)", what);
