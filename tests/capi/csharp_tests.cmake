@@ -32,14 +32,4 @@ add_test(NAME capi:csharp
   COMMAND ${RETCON_MONO} --debug ${retcon_capi_cs_exe} $<TARGET_FILE:retcon_c>
     $<TARGET_FILE:retcon_capi_c_schema_probe>)
 set_tests_properties(capi:csharp PROPERTIES TIMEOUT 300)
-# A sanitized library goes into an unsanitized mono as into python3 (python_tests.cmake): the
-# sanitizer runtime first, libstdc++ right after it; mono's own allocations are not ours to
-# leak-check.
-if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
-  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
-    OUTPUT_VARIABLE retcon_cs_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
-  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
-    OUTPUT_VARIABLE retcon_cs_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
-  set_tests_properties(capi:csharp PROPERTIES
-    ENVIRONMENT "LD_PRELOAD=${retcon_cs_libasan}:${retcon_cs_libstdcxx};ASAN_OPTIONS=detect_leaks=0")
-endif()
+retcon_capi_foreign_host(capi:csharp) # sanitizer runtime preloaded, as for python3

@@ -54,19 +54,7 @@ if(TARGET retcon_c_api_description AND Python3_Interpreter_FOUND)
       --header ${PROJECT_SOURCE_DIR}/capi/include/retcon.h
       --gen ${PROJECT_SOURCE_DIR}/capi/tools/gen_ctypes.py)
   set_tests_properties(capi:python_sessions PROPERTIES TIMEOUT 600)
-  # A sanitized library cannot be loaded into an unsanitized python3 unless the sanitizer
-  # runtime comes first, and libstdc++ right after it: ASan resolves its __cxa_throw
-  # interceptor when it starts, and python3 itself does not load libstdc++ (without it, the
-  # first C++ exception inside the library aborts in the interceptor). Python's own
-  # allocations are not ours to leak-check.
-  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
-      OUTPUT_VARIABLE retcon_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
-      OUTPUT_VARIABLE retcon_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
-    set_tests_properties(capi:python capi:python_sessions PROPERTIES
-      ENVIRONMENT "LD_PRELOAD=${retcon_libasan}:${retcon_libstdcxx};ASAN_OPTIONS=detect_leaks=0")
-  endif()
+  retcon_capi_foreign_host(capi:python capi:python_sessions) # sanitizer runtime preloaded
 else()
   message(STATUS "retcon: capi:python and capi:python_sessions are skipped: no C API description "
                  "(needs clang and python3, see capi/api.cmake)")
