@@ -464,7 +464,7 @@ private:
             wire::reject_msg m;
             if (!wire::decode(data, m)) return;
             ++c_.rejects;
-            ++c_.reject_texts[m.text];
+            ++c_.reject_texts[std::string{wire::to_string(m.reason)} + ": " + m.text]; // by reason, then wording
             return; // the server closes the connection: retried on the disconnect
         }
         case wire::message_kind::snapshot_chunk: {

@@ -141,7 +141,7 @@ int run_client(const client_settings &s) {
             client.tick(in);
         }
         for (session_event ev; client.next_event(ev);) {
-            if (ev.kind == session_event_kind::desync_detected && !ev.text.empty()) ++desyncs;
+            if (ev.kind == session_event_kind::desync_detected) ++desyncs;
             last_note = std::string(to_string(ev.kind)) + (ev.text.empty() ? "" : ": " + ev.text);
             if (s.headless) std::printf("[frame %u] %s\n", ev.frame, last_note.c_str());
             if (ev.kind == session_event_kind::match_ended) {
@@ -151,7 +151,7 @@ int run_client(const client_settings &s) {
                 exit_code = 3;
                 reason = last_note;
                 if (ev.kind == session_event_kind::rejected && !stored.empty() &&
-                    ev.text.starts_with("reconnect token unknown"))
+                    ev.reject == wire::reject_reason::token)
                     token_refused = ev.text;
             }
         }

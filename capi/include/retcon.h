@@ -411,13 +411,73 @@ typedef enum rc_event_kind {
     RC_EVENT_CONNECTION_REFUSED = 14,
     RC_EVENT_SESSION_FAILED = 15 /* a step failed or the session was misused inside one: it has ended */
 } rc_event_kind;
+/** Why a connection ended (C++ disconnect_cause): rc_event.cause of DISCONNECTED and PLAYER_LEFT. */
+typedef enum rc_disconnect_cause {
+    RC_DISCONNECT_NONE = 0,
+    RC_DISCONNECT_CLOSED = 1,         /* the other side went away */
+    RC_DISCONNECT_TIMED_OUT = 2,      /* nothing heard for disconnect_ms */
+    RC_DISCONNECT_LEFT = 3,           /* the player said goodbye (server) */
+    RC_DISCONNECT_MATCH_ENDED = 4,    /* the match ended */
+    RC_DISCONNECT_REJECTED = 5,       /* the hello was refused: rc_event.reject says why */
+    RC_DISCONNECT_REPLACED = 6,       /* a reconnection with the slot's token took over (server) */
+    RC_DISCONNECT_VIOLATION = 7,      /* the peer broke the protocol or a limit */
+    RC_DISCONNECT_CONNECT_FAILED = 8, /* no connection, or no answer to the hello (client) */
+    RC_DISCONNECT_BAD_SNAPSHOT = 9    /* the server's snapshot could not be loaded (client) */
+} rc_disconnect_cause;
+/** Why the server refused a client (C++ wire::reject_reason; docs/protocol.md): rc_event.reject. */
+typedef enum rc_reject_reason {
+    RC_REJECT_NONE = 0,
+    RC_REJECT_PROTOCOL = 1,
+    RC_REJECT_SCHEMA = 2,
+    RC_REJECT_INPUT = 3,
+    RC_REJECT_CONTENT = 4,
+    RC_REJECT_FULL = 6,
+    RC_REJECT_TOKEN = 7,
+    RC_REJECT_SPECTATORS = 9,
+    RC_REJECT_JOIN_TOKEN = 10,
+    RC_REJECT_MATCH = 11,
+    RC_REJECT_DRAINING = 12
+} rc_reject_reason;
+/** Why a reported mismatch was not verified (C++ unverified_reason): rc_event.unverified. */
+typedef enum rc_unverified_reason {
+    RC_UNVERIFIED_NONE = 0,
+    RC_UNVERIFIED_QUOTA = 1,
+    RC_UNVERIFIED_SNAPSHOT_GONE = 2,
+    RC_UNVERIFIED_BUDGET = 3,
+    RC_UNVERIFIED_UPLOAD_TIMED_OUT = 4,
+    RC_UNVERIFIED_UNREADABLE = 5,
+    RC_UNVERIFIED_NO_DIFFERENCE = 6,
+    RC_UNVERIFIED_REBUILD_FAILED = 7
+} rc_unverified_reason;
+/** One event (C++ session_event): decide on the fields, log the text. Strings stay valid until
+ *  the next call on the session: copy them. Versioned by struct_size: a caller built against the
+ *  first version (up to text, RC_EVENT_SIZE_V1 bytes) gets those fields only. */
 typedef struct rc_event {
     uint32_t struct_size; /* sizeof(rc_event) */
     uint32_t kind;        /* an rc_event_kind */
     rc_frame frame;       /* the frame it concerns */
     int32_t slot;         /* the player slot concerned, -1 if none */
-    const char *text;     /* details, UTF-8; valid until the next call on the session: copy it */
+    const char *text;     /* details for a log, UTF-8 (wording may change between versions) */
+    /* Since version 2: */
+    uint32_t cause;           /* an rc_disconnect_cause (DISCONNECTED, PLAYER_LEFT) */
+    uint32_t reject;          /* an rc_reject_reason (REJECTED; DISCONNECTED with cause REJECTED) */
+    uint32_t unverified;      /* an rc_unverified_reason (DESYNC_UNVERIFIED) */
+    uint32_t reserved;        /* 0 */
+    uint64_t count;           /* WAIT_RECOMMENDED: frames to wait; CONNECTION_REFUSED: connections */
+    const char *address;      /* server: the peer's "HOST:PORT" ("" if unknown) */
+    const char *name;         /* server: the player's name from its hello ("" if none) */
+    const char *path;         /* RECORDING_FAILED: the file that could not be written ("" otherwise) */
+    const char *diverging;    /* DESYNC_DETECTED: what diverged, "pool.field" names separated by '\n' */
+    uint32_t diverging_count; /* how many names are in diverging */
 } rc_event;
+/** The size of the first version of rc_event (struct_size up to and including text). */
+#define RC_EVENT_SIZE_V1 (offsetof(rc_event, cause))
+/** "timed_out", ... ("unknown" for a value that is no cause). */
+RC_API const char *rc_disconnect_cause_name(uint32_t cause);
+/** "full", ... ("none" for 0, "unknown" for a value no server sends). */
+RC_API const char *rc_reject_reason_name(uint32_t reason);
+/** "quota", ... ("unknown" for a value that is no reason). */
+RC_API const char *rc_unverified_reason_name(uint32_t reason);
 /** "desync_detected", ... ("unknown" for a value that is not a kind). */
 RC_API const char *rc_event_kind_name(uint32_t kind);
 

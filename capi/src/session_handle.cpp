@@ -135,15 +135,26 @@ rc_status session_handle::request_failed(const char *why, const char *what) {
 
 rc_status session_handle::next_event(rc_event *out, int *has_event, const char *what) {
     if (!out || !has_event) return fail(error, RC_ERR_NULL, "%s: out or has_event is NULL", what);
-    if (auto r = check_struct_size(error, out->struct_size, sizeof(rc_event), what, "rc_event"); r != RC_OK) return r;
-    session_event e;
-    *has_event = pop_event(e) ? 1 : 0;
+    if (auto r = check_struct_size(error, out->struct_size, RC_EVENT_SIZE_V1, what, "rc_event"); r != RC_OK) return r;
+    *has_event = pop_event(event) ? 1 : 0;
     if (!*has_event) return RC_OK;
-    event_text = std::move(e.text);
-    out->kind = static_cast<std::uint32_t>(e.kind);
-    out->frame = e.frame;
-    out->slot = e.slot;
-    out->text = event_text.c_str();
+    out->kind = static_cast<std::uint32_t>(event.kind);
+    out->frame = event.frame;
+    out->slot = event.slot;
+    out->text = event.text.c_str();
+    if (out->struct_size < sizeof(rc_event)) return RC_OK; // a caller of the first version
+    event_diverging.clear();
+    for (const auto &n : event.diverging) event_diverging += (event_diverging.empty() ? "" : "\n") + n;
+    out->cause = static_cast<std::uint32_t>(event.cause);
+    out->reject = static_cast<std::uint32_t>(event.reject);
+    out->unverified = static_cast<std::uint32_t>(event.unverified);
+    out->reserved = 0;
+    out->count = event.count;
+    out->address = event.address.c_str();
+    out->name = event.name.c_str();
+    out->path = event.path.c_str();
+    out->diverging = event_diverging.c_str();
+    out->diverging_count = static_cast<std::uint32_t>(event.diverging.size());
     return RC_OK;
 }
 
@@ -277,8 +288,20 @@ rc_status rc_input_layout_hash(const rc_type_desc *input, uint64_t *out_hash) {
 }
 
 const char *rc_event_kind_name(uint32_t kind) {
-    if (kind > static_cast<std::uint32_t>(session_event_kind::session_failed)) return "unknown";
+    if (kind > static_cast<std::uint32_t>(last_session_event_kind)) return "unknown";
     return to_string(static_cast<session_event_kind>(kind));
+}
+
+const char *rc_disconnect_cause_name(uint32_t cause) {
+    return cause > 0xffu ? "unknown" : to_string(static_cast<disconnect_cause>(cause));
+}
+
+const char *rc_reject_reason_name(uint32_t reason) {
+    return reason > 0xffu ? "unknown" : to_string(static_cast<wire::reject_reason>(reason));
+}
+
+const char *rc_unverified_reason_name(uint32_t reason) {
+    return reason > 0xffu ? "unknown" : to_string(static_cast<unverified_reason>(reason));
 }
 
 } // extern "C"

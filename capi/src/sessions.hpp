@@ -45,8 +45,9 @@ public:
     session_handle(const session_handle &) = delete;
     session_handle &operator=(const session_handle &) = delete;
 
-    std::string error;      ///< the last failed call's message
-    std::string event_text; ///< the text of the last event handed out
+    std::string error;           ///< the last failed call's message
+    session_event event;         ///< the last event handed out: its strings back rc_event's
+    std::string event_diverging; ///< its diverging names, one a line
 
     /// @brief Refuses a call that would change the session while a step is outstanding (ending
     /// the session, since the world is between two frames). RC_OK when no step is outstanding.
@@ -59,7 +60,8 @@ public:
     rc_status next_request(rc_request *out, int *has_request, const char *what);
     rc_status request_done(rc_frame frame, const char *what);
     rc_status request_failed(const char *why, const char *what);
-    /// @brief The session's next event into @p out, its text kept in event_text.
+    /// @brief The session's next event into @p out (the fields @p out's struct_size has room
+    /// for), its strings kept in `event`.
     rc_status next_event(rc_event *out, int *has_event, const char *what);
 
     rc_world &world;

@@ -120,13 +120,24 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     /// Ends a session that never got its welcome: the connection did not come up, or the
     /// server did not answer the handshake.
     void connect_failed() {
-        state = client_state::disconnected;
-        emit(session_event_kind::disconnected, current, slot,
-             transport_up ? server_name() + " did not answer the handshake" : "could not connect to " + server_name());
+        disconnected(disconnect_cause::connect_failed, transport_up ? server_name() + " did not answer the handshake"
+                                                                    : "could not connect to " + server_name());
     }
 
-    void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        events.push_back(session_event{k, frame, s, std::move(text)});
+    /// Queues an event; the caller fills the fields its kind carries (docs/net.md, "Events").
+    session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
+        session_event &e = events.emplace_back();
+        e.kind = k;
+        e.frame = frame;
+        e.slot = s;
+        e.text = std::move(text);
+        return e;
+    }
+
+    /// The session is over for @p cause: the state says so and the game gets the event.
+    void disconnected(disconnect_cause cause, std::string text) {
+        state = client_state::disconnected;
+        emit(session_event_kind::disconnected, current, slot, std::move(text)).cause = cause;
     }
 
     void send(wire::channel ch, std::span<const std::byte> data) {
@@ -155,8 +166,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         if (state == client_state::connecting && !transport_up) { // the attempt itself failed
             connect_failed();
         } else if (state != client_state::rejected && state != client_state::disconnected) {
-            state = client_state::disconnected;
-            emit(session_event_kind::disconnected, current, slot, "connection closed");
+            disconnected(disconnect_cause::closed, "connection closed");
         }
     }
 
@@ -173,8 +183,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             if (ch != wire::channel::control || state != client_state::connecting) return;
             wire::welcome_msg m;
             if (auto r = wire::decode(data, m); !r) { // we cannot play what we cannot read: never wait silently
-                state = client_state::disconnected;
-                emit(session_event_kind::disconnected, current, slot, "unreadable welcome from server: " + r.message());
+                disconnected(disconnect_cause::violation, "unreadable welcome from server: " + r.message());
                 net.disconnect(0);
                 return;
             }
@@ -193,7 +202,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             wire::reject_msg m;
             const auto r = wire::decode(data, m);
             state = client_state::rejected;
-            emit(session_event_kind::rejected, 0, -1, r ? m.text : "refused (unreadable reason: " + r.message() + ")");
+            // An unreadable reject still refuses us; its reason is then unknown (`none`).
+            emit(session_event_kind::rejected, 0, -1, r ? m.text : "refused (unreadable reason: " + r.message() + ")")
+                .reject = r ? m.reason : wire::reject_reason::none;
             return;
         }
         case wire::message_kind::snapshot_chunk: {
@@ -217,7 +228,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                     emit(session_event_kind::desync_detected, m.frame, slot,
                          "no local snapshot of that frame to compare");
             } else {
-                emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
+                emit(session_event_kind::desync_detected, m.frame, slot, m.diverging).diverging =
+                    internal::split_diverging(m.diverging);
             }
             return;
         }
@@ -240,26 +252,22 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         auto file = parse_snapshot_file(transfer.bytes(), "snapshot from server");
         transfer.reset();
         if (!file) {
-            emit(session_event_kind::disconnected, current, slot, "bad snapshot from server: " + file.message());
-            state = client_state::disconnected;
+            disconnected(disconnect_cause::bad_snapshot, "bad snapshot from server: " + file.message());
             net.disconnect(0);
             return;
         }
         if (file->schema.hash() != w.schema_hash()) {
-            emit(session_event_kind::disconnected, current, slot, "server snapshot has another schema");
-            state = client_state::disconnected;
+            disconnected(disconnect_cause::bad_snapshot, "server snapshot has another schema");
             net.disconnect(0);
             return;
         }
         if (auto r = restore(w, file->image); !r) {
-            emit(session_event_kind::disconnected, current, slot, "cannot restore server snapshot: " + r.message());
-            state = client_state::disconnected;
+            disconnected(disconnect_cause::bad_snapshot, "cannot restore server snapshot: " + r.message());
             return;
         }
         const auto at = to_frame(file->frame);
         if (!at) {
-            emit(session_event_kind::disconnected, current, slot, "bad snapshot from server: " + at.message());
-            state = client_state::disconnected;
+            disconnected(disconnect_cause::bad_snapshot, "bad snapshot from server: " + at.message());
             net.disconnect(0);
             return;
         }
@@ -401,7 +409,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         const frame_t confirmed_end = inputs.confirmed_end();
         if (current >= confirmed_end && current - confirmed_end >= cfg.prediction_window) {
             ++st.stall_frames;
-            if (!stalled) emit(session_event_kind::wait_recommended, current, slot);
+            // Frames to wait: how far past the window this frame is, at least one (GGRS's
+            // WaitRecommendation::skip_frames is the same figure).
+            if (!stalled)
+                emit(session_event_kind::wait_recommended, current, slot).count =
+                    current - confirmed_end - cfg.prediction_window + 1u;
             stalled = true;
             send_inputs();
             co_return false;
@@ -513,9 +525,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                 emit(session_event_kind::network_interrupted, current, slot);
             }
             if (silent >= cfg.disconnect_ms) {
-                state = client_state::disconnected;
-                emit(session_event_kind::disconnected, current, slot,
-                     "server silent for " + std::to_string(silent) + " ms");
+                disconnected(disconnect_cause::timed_out, "server silent for " + std::to_string(silent) + " ms");
                 net.disconnect(0);
             }
         }

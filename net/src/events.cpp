@@ -1,27 +1,43 @@
 #include <retcon/net/events.hpp>
 
+#include <array>
+
 namespace retcon {
 
-const char *to_string(session_event_kind kind) noexcept {
-    switch (kind) {
-    case session_event_kind::connected: return "connected";
-    case session_event_kind::synchronized: return "synchronized";
-    case session_event_kind::rejected: return "rejected";
-    case session_event_kind::player_joined: return "player_joined";
-    case session_event_kind::player_left: return "player_left";
-    case session_event_kind::disconnected: return "disconnected";
-    case session_event_kind::network_interrupted: return "network_interrupted";
-    case session_event_kind::network_resumed: return "network_resumed";
-    case session_event_kind::desync_detected: return "desync_detected";
-    case session_event_kind::resynchronized: return "resynchronized";
-    case session_event_kind::wait_recommended: return "wait_recommended";
-    case session_event_kind::match_ended: return "match_ended";
-    case session_event_kind::recording_failed: return "recording_failed";
-    case session_event_kind::desync_unverified: return "desync_unverified";
-    case session_event_kind::connection_refused: return "connection_refused";
-    case session_event_kind::session_failed: return "session_failed";
-    }
-    return "unknown";
+namespace {
+// One name per enumerator, in value order; the static_asserts fail when an enumerator is added
+// without its name (the C API's enums are checked against these in tests/capi).
+constexpr std::array<const char *, 16> kind_names{
+    "connected",        "synchronized",        "rejected",         "player_joined",     "player_left",
+    "disconnected",     "network_interrupted", "network_resumed",  "desync_detected",   "resynchronized",
+    "wait_recommended", "match_ended",         "recording_failed", "desync_unverified", "connection_refused",
+    "session_failed",
+};
+static_assert(kind_names.size() == static_cast<std::size_t>(last_session_event_kind) + 1u,
+              "session_event_kind: add the new kind's name to kind_names");
+
+constexpr std::array<const char *, 10> cause_names{
+    "none",     "closed",   "timed_out", "left",           "match_ended",
+    "rejected", "replaced", "violation", "connect_failed", "bad_snapshot",
+};
+static_assert(cause_names.size() == static_cast<std::size_t>(disconnect_cause::bad_snapshot) + 1u,
+              "disconnect_cause: add the new cause's name to cause_names");
+
+constexpr std::array<const char *, 8> unverified_names{
+    "none", "quota", "snapshot_gone", "budget", "upload_timed_out", "unreadable", "no_difference", "rebuild_failed",
+};
+static_assert(unverified_names.size() == static_cast<std::size_t>(unverified_reason::rebuild_failed) + 1u,
+              "unverified_reason: add the new reason's name to unverified_names");
+
+template<class Enum, std::size_t N>
+const char *name_of(const std::array<const char *, N> &names, Enum e) noexcept {
+    const auto i = static_cast<std::size_t>(e);
+    return i < N ? names[i] : "unknown";
 }
+} // namespace
+
+const char *to_string(session_event_kind kind) noexcept { return name_of(kind_names, kind); }
+const char *to_string(disconnect_cause cause) noexcept { return name_of(cause_names, cause); }
+const char *to_string(unverified_reason reason) noexcept { return name_of(unverified_names, reason); }
 
 } // namespace retcon

@@ -35,7 +35,10 @@ const world_image *checksum_record::image_after(frame_t frame, const schema &sch
 divergence name_divergence(const snapshot_diff &d, const std::string &first, const std::string &second,
                            std::size_t max_lines) {
     divergence out;
-    const auto name = [&](const std::string &what) { out.summary += (out.summary.empty() ? "" : ", ") + what; };
+    const auto name = [&](const std::string &what) {
+        out.summary += (out.summary.empty() ? "" : ", ") + what;
+        out.names.push_back(what);
+    };
     std::vector<std::string> &all = out.lines;
     for (const auto &s : d.schema_differences) all.push_back("schema: " + s);
     for (const auto &e : d.entity_table) all.push_back("entities: " + e);
@@ -71,6 +74,16 @@ divergence name_divergence(const snapshot_diff &d, const std::string &first, con
         all.push_back("... " + std::to_string(more) + " more differences");
     }
     return out;
+}
+
+std::vector<std::string> split_diverging(std::string_view summary) {
+    std::vector<std::string> names;
+    while (!summary.empty()) {
+        const std::size_t comma = summary.find(", ");
+        names.emplace_back(summary.substr(0, comma));
+        summary = comma == std::string_view::npos ? std::string_view{} : summary.substr(comma + 2u);
+    }
+    return names;
 }
 
 } // namespace retcon::internal

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frame_ring.hpp"
@@ -216,6 +217,8 @@ struct divergence {
     /// then "entities", "groups", "resources". Empty if nothing differs (a schema difference
     /// is not named here: it is no desync of the simulation).
     std::string summary;
+    /// @brief The same names one by one (`session_event::diverging`).
+    std::vector<std::string> names;
     /// @brief One line per difference for a log: "pool.field of entity 12v3: a -> b", "pool of
     /// entity 5v0: only in the first run", "entities: ...", "resource ...", "group lengths",
     /// "schema: ...". At most `max_lines`: the last one then says how many more differ.
@@ -226,6 +229,10 @@ struct divergence {
 /// sync test's "the first run" and "the re-simulation").
 [[nodiscard]] divergence name_divergence(const snapshot_diff &d, const std::string &first, const std::string &second,
                                          std::size_t max_lines = 32);
+
+/// @brief The names of a `divergence::summary` as the desync message carries it (", "
+/// between names), one by one: what a client puts in `session_event::diverging`.
+[[nodiscard]] std::vector<std::string> split_diverging(std::string_view summary);
 
 } // namespace retcon::internal
 

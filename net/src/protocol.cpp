@@ -189,19 +189,9 @@ constexpr unsigned hello_spectator = 1u;
 constexpr unsigned hello_big_endian = 2u;
 
 const char *to_string(reject_reason r) noexcept {
-    switch (r) {
-    case reject_reason::protocol: return "protocol";
-    case reject_reason::schema: return "schema";
-    case reject_reason::input: return "input";
-    case reject_reason::content: return "content";
-    case reject_reason::full: return "full";
-    case reject_reason::token: return "token";
-    case reject_reason::spectators: return "spectators";
-    case reject_reason::join_token: return "join_token";
-    case reject_reason::match: return "match";
-    case reject_reason::draining: return "draining";
-    }
-    return "unknown";
+    if (r == reject_reason::none) return "none";
+    const reject_reason_info *row = describe(r);
+    return row ? row->name : "unknown";
 }
 
 void encode(const hello_msg &m, std::vector<std::byte> &out) {
@@ -317,19 +307,7 @@ result<void> decode(std::span<const std::byte> in, reject_msg &m) {
     const auto text = text_bytes(r, r.u16(), limits::max_text, 2, "reject text longer than 512 bytes");
     if (!text) return text.err();
     if (auto e = expect_end(r); !e) return e;
-    switch (static_cast<reject_reason>(reason)) {
-    case reject_reason::protocol:
-    case reject_reason::schema:
-    case reject_reason::input:
-    case reject_reason::content:
-    case reject_reason::full:
-    case reject_reason::token:
-    case reject_reason::spectators:
-    case reject_reason::join_token:
-    case reject_reason::match:
-    case reject_reason::draining: break;
-    default: return error{errc::corrupt, "unknown reject reason", 1};
-    }
+    if (!describe(static_cast<reject_reason>(reason))) return error{errc::corrupt, "unknown reject reason", 1};
     m.reason = static_cast<reject_reason>(reason);
     m.text.assign(text->data(), text->size());
     return {};

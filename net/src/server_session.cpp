@@ -125,8 +125,13 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             (wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
     }
 
-    void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        events.push_back(session_event{k, frame, s, std::move(text)});
+    session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
+        session_event &e = events.emplace_back();
+        e.kind = k;
+        e.frame = frame;
+        e.slot = s;
+        e.text = std::move(text);
+        return e;
     }
 
     void send(conn &c, wire::channel ch, std::span<const std::byte> data) {

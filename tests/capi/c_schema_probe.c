@@ -134,6 +134,16 @@ static int print_sizes(void) {
     OFFSET(rc_event, frame);
     OFFSET(rc_event, slot);
     OFFSET(rc_event, text);
+    OFFSET(rc_event, cause);
+    OFFSET(rc_event, reject);
+    OFFSET(rc_event, unverified);
+    OFFSET(rc_event, reserved);
+    OFFSET(rc_event, count);
+    OFFSET(rc_event, address);
+    OFFSET(rc_event, name);
+    OFFSET(rc_event, path);
+    OFFSET(rc_event, diverging);
+    OFFSET(rc_event, diverging_count);
 
     SIZE(rc_session_stats);
     OFFSET(rc_session_stats, struct_size);

@@ -34,7 +34,8 @@ set_tests_properties(capi:c_program PROPERTIES TIMEOUT 300)
 # retcon_capi_tests - one Catch2 case per misuse of the C API (tests/capi/misuse.cpp).
 retcon_add_test_suite(retcon_capi_tests
   SOURCES ${retcon_capi_c_tests_dir}/misuse.cpp ${retcon_capi_c_tests_dir}/session_misuse.cpp
-  LIBS retcon::c)
+    ${retcon_capi_c_tests_dir}/events.cpp
+  LIBS retcon::c retcon::net) # retcon::net: the C++ tables the C enums mirror (events.cpp)
 target_compile_definitions(retcon_capi_tests PRIVATE RETCON_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 
 # capi:c_sessions_sim / capi:c_sessions_enet - a server and two clients from pure C

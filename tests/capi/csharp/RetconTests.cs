@@ -99,6 +99,10 @@ static class Native {
         public ulong frame;
         public int slot;
         public IntPtr text; // valid until the next call on the session
+        public uint cause, reject, unverified, reserved; // since version 2 (docs/c-api.md, "Events")
+        public ulong count;
+        public IntPtr address, name, path, diverging;
+        public uint diverging_count;
     }
 
     [StructLayout(LayoutKind.Sequential)]

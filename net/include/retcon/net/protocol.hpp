@@ -66,8 +66,11 @@ enum class message_kind : std::uint8_t {
 
 /// @brief Why the server refused a client. Values 5 and 8 (tick rate, player slots) were
 /// version 1 reasons: those settings are now the server's, adopted from the welcome; neither
-/// is reused.
+/// is reused. `none` never travels: it is what an event that is no rejection carries.
+/// Adding a reason is one enumerator here and one row of `reject_reasons` (the decoder, the
+/// names, the C enum and docs/protocol.md are checked against that table by the tests).
 enum class reject_reason : std::uint8_t {
+    none = 0,        ///< not a rejection (never on the wire)
     protocol = 1,    ///< protocol version differs, or the client is big-endian
     schema = 2,      ///< world schema hash differs
     input = 3,       ///< input size or layout differs
@@ -80,8 +83,38 @@ enum class reject_reason : std::uint8_t {
     draining = 12,   ///< the server is shutting down and admits nobody
 };
 
-/// @brief The reason's name as docs/protocol.md spells it ("full", "join_token", ...); "unknown"
-/// for a value no decoder accepts.
+/// @brief One reject reason as the protocol defines it.
+struct reject_reason_info {
+    reject_reason reason;
+    const char *name;    ///< as docs/protocol.md spells it ("full", "join_token", ...)
+    const char *meaning; ///< one line for docs and logs
+};
+
+/// @brief Every reason a reject message may carry, in value order: the one table the decoder,
+/// `to_string` and the C API's `rc_reject_reason` follow.
+inline constexpr reject_reason_info reject_reasons[] = {
+    {reject_reason::protocol, "protocol", "protocol version differs, or the client is big-endian"},
+    {reject_reason::schema, "schema", "world schema hash differs"},
+    {reject_reason::input, "input", "input size or layout differs"},
+    {reject_reason::content, "content", "game content version differs"},
+    {reject_reason::full, "full", "no free player slot"},
+    {reject_reason::token, "token", "reconnect token unknown"},
+    {reject_reason::spectators, "spectators", "no free spectator place"},
+    {reject_reason::join_token, "join_token",
+     "join token missing, malformed, forged, expired, reused or for another fleet"},
+    {reject_reason::match, "match", "the token's match has ended or differs, or no match has room"},
+    {reject_reason::draining, "draining", "the server is shutting down and admits nobody"},
+};
+
+/// @brief The table's row for @p r (`describe(reason)->meaning`); null for `none` and for values no decoder accepts.
+[[nodiscard]] constexpr const reject_reason_info *describe(reject_reason r) noexcept {
+    for (const auto &row : reject_reasons)
+        if (row.reason == r) return &row;
+    return nullptr;
+}
+
+/// @brief The reason's name as docs/protocol.md spells it ("full", "join_token", ...); "none"
+/// for `none`; "unknown" for a value no decoder accepts.
 [[nodiscard]] const char *to_string(reject_reason r) noexcept;
 
 /// @brief Client → server, reliable: who I am and what I run. Everything here is compiled
