@@ -46,6 +46,19 @@ struct misuse_in_match : std::runtime_error {
 };
 [[noreturn]] void throw_misuse(const char *message) { throw misuse_in_match(message); }
 
+/// Installs the host's misuse handler for run(), and puts the previous one back however run
+/// leaves (an exception from a game's step that is not a std::exception escapes run).
+class misuse_handler_scope {
+public:
+    misuse_handler_scope() noexcept : previous_{set_misuse_handler(&throw_misuse)} {}
+    ~misuse_handler_scope() { set_misuse_handler(previous_); }
+    misuse_handler_scope(const misuse_handler_scope &) = delete;
+    misuse_handler_scope &operator=(const misuse_handler_scope &) = delete;
+
+private:
+    misuse_handler previous_;
+};
+
 constexpr std::uint64_t housekeeping_us = 100'000; // timeouts, drain, metrics: ten times a second
 constexpr std::uint64_t ending_poll_us = 20'000;   // an ending match's goodbyes: fifty times a second
 constexpr std::uint64_t late_us = 2'000;           // a tick this late counts in match_metrics::late_ticks
@@ -702,7 +715,7 @@ struct match_host::impl final : transport_router {
     }
 
     int run() {
-        const auto previous_handler = set_misuse_handler(&throw_misuse);
+        const misuse_handler_scope misuse_scope;
         t_start_us = now = now_us();
         last_publish = now;
         log(std::string{"host: serving on UDP port "} + std::to_string(mux.local_port()) + ", " +
@@ -763,7 +776,6 @@ struct match_host::impl final : transport_router {
         publish();
         mux.flush();
         results.close(); // every result written before run returns
-        set_misuse_handler(previous_handler);
         log("stopped: " + std::to_string(live.matches_ended) + " matches ended");
         return exit_status;
     }
