@@ -49,14 +49,14 @@ constexpr std::array<env_variable, 5> hathora_variables{{
 // Tried in this order by detect_platform: the first whose variable is set; plain, the fallback, last.
 constexpr std::array<orchestrator_descriptor, 4> table{{
     {platform::agones, "agones", "AGONES_SDK_HTTP_PORT",
-     "Agones through its SDK sidecar: Ready, health, the rooms counter, Shutdown", &make_agones, agones_variables},
+     "Ready, health, the rooms counter and Shutdown through the Agones SDK sidecar", &make_agones, agones_variables},
     {platform::edgegap, "edgegap", "ARBITRIUM_REQUEST_ID",
-     "Edgegap: stops its deployment with DELETE $ARBITRIUM_DELETE_URL when the host is done",
-     &make_edgegap_orchestrator, edgegap_variables},
+     "stops its Edgegap deployment with DELETE $ARBITRIUM_DELETE_URL when the host is done", &make_edgegap_orchestrator,
+     edgegap_variables},
     {platform::hathora, "hathora", "HATHORA_PROCESS_ID",
-     "Hathora: the initial room's configuration; the process exits when done", &make_hathora_orchestrator,
+     "the initial Hathora room's configuration; the process exits when done", &make_hathora_orchestrator,
      hathora_variables},
-    {platform::plain, "plain", "", "a VM or a developer's machine (systemd): nothing to tell", &make_plain, {}},
+    {platform::plain, "plain", "", "nothing to tell (a VM under systemd, a developer's machine)", &make_plain, {}},
 }};
 
 } // namespace
