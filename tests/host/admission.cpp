@@ -58,30 +58,30 @@ struct stand_in_host final : admission_host {
         std::size_t route = 0;
     };
     transport_mux *mux = nullptr;
-    std::vector<place> places_;
-    bool draining_ = false, limit_ = false;
+    std::vector<place> slots;
+    bool is_draining = false, at_limit = false;
     std::vector<std::string> opened;
 
-    explicit stand_in_host(std::size_t n) : places_(n) {}
-    std::size_t places() const override { return places_.size(); }
-    bool running(std::size_t i) const override { return places_[i].used && !places_[i].ending; }
-    int players(std::size_t i) const override { return places_[i].players; }
-    std::uint32_t player_slots(std::size_t i) const override { return places_[i].params.players; }
+    explicit stand_in_host(std::size_t n) : slots(n) {}
+    std::size_t places() const override { return slots.size(); }
+    bool running(std::size_t i) const override { return slots[i].used && !slots[i].ending; }
+    int players(std::size_t i) const override { return slots[i].players; }
+    std::uint32_t player_slots(std::size_t i) const override { return slots[i].params.players; }
     bool knows(std::size_t, const reconnect_token &) const override { return false; }
     std::optional<std::size_t> find(const std::string &id) const override {
-        for (std::size_t i = 0; i < places_.size(); ++i)
-            if (places_[i].used && places_[i].id == id) return i;
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            if (slots[i].used && slots[i].id == id) return i;
         return std::nullopt;
     }
-    bool ending(std::size_t i) const override { return places_[i].ending; }
-    const match_params &params(std::size_t i) const override { return places_[i].params; }
-    std::size_t route_of(std::size_t i) const override { return places_[i].route; }
-    bool draining() const override { return draining_; }
-    bool limit_reached() const override { return limit_; }
+    bool ending(std::size_t i) const override { return slots[i].ending; }
+    const match_params &params(std::size_t i) const override { return slots[i].params; }
+    std::size_t route_of(std::size_t i) const override { return slots[i].route; }
+    bool draining() const override { return is_draining; }
+    bool limit_reached() const override { return at_limit; }
     result<std::size_t> open(const std::string &id, const match_params &p) override {
-        for (std::size_t i = 0; i < places_.size(); ++i) {
-            if (places_[i].used) continue;
-            places_[i] = place{true, false, id, p, 0, mux->add_route()};
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            if (slots[i].used) continue;
+            slots[i] = place{true, false, id, p, 0, mux->add_route()};
             opened.push_back(id);
             return i;
         }
@@ -200,11 +200,11 @@ TEST_CASE("admission: open mode routes by the first packet and refuses with a re
     CHECK(r.gate->refusals() == 3);
     // Peer 1 joined: its place is taken by a player now, not by a routing.
     r.gate->player_joined(0);
-    r.host.places_[0].players = 1;
+    r.host.slots[0].players = 1;
     r.arrive(5, hello_bytes());
     r.pump(2 * s);
     CHECK(r.rejected(5) == wire::reject_reason::match);
-    r.host.draining_ = true;
+    r.host.is_draining = true;
     r.arrive(6, hello_bytes());
     r.pump(3 * s);
     CHECK(r.rejected(6) == wire::reject_reason::draining);
@@ -237,17 +237,17 @@ TEST_CASE("admission: token mode opens the token's match, hands its slot to the 
     CHECK(r.rejected(2) == wire::reject_reason::join_token);
     // A draining host refuses a token for a new match, and gives its first use back.
     const auto tok2 = issuer.sign(issuer.token("m2", 0, 78, test::params_of(2, 9)));
-    r.host.draining_ = true;
+    r.host.is_draining = true;
     r.arrive(3, hello_bytes(tok2));
     r.pump(3 * s);
     CHECK(r.rejected(3) == wire::reject_reason::draining);
-    r.host.draining_ = false;
+    r.host.is_draining = false;
     r.arrive(4, hello_bytes(tok2));
     r.pump(4 * s);
     CHECK_FALSE(r.rejected(4).has_value());
     // An ended match's id is refused as ended.
     r.gate->match_ended(0, "m1");
-    r.host.places_[0] = {};
+    r.host.slots[0] = {};
     const auto tok3 = issuer.sign(issuer.token("m1", 0, 79, test::params_of(2, 9)));
     r.arrive(5, hello_bytes(tok3));
     r.pump(5 * s);
