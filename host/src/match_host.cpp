@@ -77,18 +77,17 @@ struct match_host::impl final : admission_host {
     std::uint16_t metrics_port_bound = 0;
 
     impl(host_options o, game_factory f, std::unique_ptr<transport> base)
-        : opt{std::move(o)}, mux{std::move(base), mux_options{opt.session.hello_timeout_ms}}, metrics{opt.max_matches},
-          results{[this](std::string_view line) { log(line); }}, life{opt,
-                                                                      std::move(f),
-                                                                      mux,
-                                                                      scheduler,
-                                                                      metrics.live(),
-                                                                      results,
-                                                                      [this](std::string_view line) { log(line); }},
-          gate{opt, mux, *this, [this](std::string_view line) { log(line); }} {
+        : opt(std::move(o)), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}), metrics(opt.max_matches),
+          results(logger()), life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
+          gate(opt, mux, *this, logger()) {
         if (!gate.open_mode()) life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
         life.player_joined = [this](std::size_t i) { gate.player_joined(i); };
         life.finished = [this](std::size_t i, const std::string &id) { gate.match_ended(i, id); };
+    }
+
+    /// The parts log through the host's log (match_host::on_log).
+    std::function<void(std::string_view)> logger() {
+        return [this](std::string_view line) { log(line); };
     }
 
     void log(std::string_view line) {
