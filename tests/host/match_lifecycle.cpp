@@ -113,3 +113,49 @@ TEST_CASE("lifecycle: an ended match's result without a session is its record an
     CHECK(r.final_hash == 0x1234);
     CHECK(r.replay_path.empty());
 }
+
+namespace {
+/// A transport nothing arrives on.
+class quiet_transport final : public transport {
+public:
+    void send(peer_id, wire::channel, std::span<const std::byte>) override {}
+    void disconnect(peer_id) override {}
+    void poll(std::uint64_t, transport_handler &) override {}
+};
+} // namespace
+
+TEST_CASE("lifecycle: an opened match's session clock starts at the scheduler's origin, not when it opened",
+          "[host][lifecycle][scheduler]") {
+    auto o = test::local_options();
+    o.max_matches = 3;
+    transport_mux mux{std::make_unique<quiet_transport>()};
+    frame_scheduler scheduler{0};
+    host_metrics live;
+    std::vector<std::string> log;
+    result_writer results{[&](std::string_view l) { log.emplace_back(l); }};
+    match_lifecycle life{
+        o, test::counter_game, mux, scheduler, live, results, [&](std::string_view l) { log.emplace_back(l); }};
+    const std::uint64_t opened_at = 7'654'321;
+    REQUIRE(life.open("m0", test::params_of(2, 1), opened_at).ok()); // phase 0
+    const auto second = life.open("m1", test::params_of(2, 2), opened_at);
+    REQUIRE(second.ok());
+    hosted_match &m = *life.matches()[*second];
+    CHECK(life.find("m1") == *second);
+    CHECK(live.matches_opened == 2);
+    CHECK(m.clock.phase == 1);
+    CHECK(m.clock.origin_ms * 1000 >= opened_at);
+    // Not polled at its opening: the session's clock has not started (else it would tick).
+    CHECK_FALSE(m.session->should_tick(m.clock.origin_ms + 1'000'000));
+    // The loop's first poll, however late, starts it at the origin: one clock.
+    m.session->poll(m.clock.session_time_ms(m.clock.origin_ms * 1000 + 5'000));
+    CHECK_FALSE(m.session->should_tick(m.clock.origin_ms - 1));
+    CHECK(m.session->should_tick(m.clock.origin_ms));
+    // A game that refuses the settings opens nothing and leaves the place free.
+    const auto refused = life.open("bad", test::params_of(2, 3, "refuse"), opened_at);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.message(), Catch::Contains("the game refused the match settings"));
+    CHECK_FALSE(life.find("bad"));
+    CHECK(life.running() == 2);
+    CHECK_FALSE(life.matches()[2]);
+    results.close();
+}
