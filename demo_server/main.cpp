@@ -37,9 +37,8 @@ int main(int argc, char **argv) {
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
     app.add_option("--match-limit", s.match_limit, "serve this many matches, then drain and exit (0: no limit)")
         ->capture_default_str();
-    app.add_option("--orchestrator", s.orchestrator,
-                   "what runs this process: auto (from the environment), plain, agones, edgegap, hathora")
-        ->check(CLI::IsMember({"auto", "plain", "agones", "edgegap", "hathora"}))
+    app.add_option("--orchestrator", s.orchestrator, retcon::demo::orchestrator_help())
+        ->check(CLI::IsMember(retcon::demo::orchestrator_choices()))
         ->capture_default_str();
     app.add_flag("--print-config", s.print_config,
                  "print the configuration (defaults, then the environment, then these options) as JSON and exit");

@@ -89,6 +89,13 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
     return o;
 }
 
+/// Every orchestrator's name, in the table's order (--print-config).
+nlohmann::json orchestrator_names() {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto &d : orchestrators()) names.push_back(std::string{d.name});
+    return names;
+}
+
 /// --print-config: what the server would run with, for people and for the deployment checks
 /// (tests/deploy/check_manifests.py).
 void print_config(const host_options &o, platform p, const env_lookup &environment) {
@@ -108,6 +115,7 @@ void print_config(const host_options &o, platform p, const env_lookup &environme
         {"metrics_port", o.serve_metrics ? nlohmann::json(o.metrics_port) : nlohmann::json(nullptr)},
         {"metrics_bind", o.metrics_bind},
         {"orchestrator", std::string{to_string(p)}},
+        {"orchestrators", orchestrator_names()},
         {"agones",
          {{"sdk_port", sidecar_port ? *sidecar_port : 0},
           {"health_interval_ms", a.health_interval_ms},
@@ -121,6 +129,22 @@ void print_config(const host_options &o, platform p, const env_lookup &environme
 
 } // namespace
 
+std::vector<std::string> orchestrator_choices() {
+    std::vector<std::string> names{"auto"};
+    for (const auto &d : orchestrators()) names.emplace_back(d.name);
+    return names;
+}
+
+std::string orchestrator_help() {
+    std::string help = "what runs this process: auto (from the environment";
+    for (const auto &d : orchestrators())
+        if (!d.selected_by.empty())
+            help += ", " + std::string{d.name} + " if " + std::string{d.selected_by} + " is set";
+    help += ")";
+    for (const auto &d : orchestrators()) help += "; " + std::string{d.name} + ": " + std::string{d.help};
+    return help;
+}
+
 int run_server(const server_settings &s) {
     const auto env = process_environment();
     auto made = make_options(s, env);
@@ -129,7 +153,8 @@ int run_server(const server_settings &s) {
         return 2;
     }
     host_options &o = *made;
-    const platform p = s.orchestrator == "auto" ? detect_platform(env) : *platform_from_string(s.orchestrator);
+    const auto *chosen = find_orchestrator(s.orchestrator); // --orchestrator checked the name
+    const platform p = chosen ? chosen->id : detect_platform(env);
     auto orch = make_orchestrator(p, env);
     if (!orch) {
         std::fprintf(stderr, "demo_server: %s\n", orch.message().c_str());

@@ -26,13 +26,18 @@ struct server_settings {
     int metrics_port = -1;               ///< Prometheus text on 127.0.0.1:PORT/metrics (-1: off, 0: a free port)
     std::uint32_t max_peers_per_address = 8;
     std::uint32_t match_limit = 0;     ///< matches served in the process's life, then it exits (0: no limit)
-    std::string orchestrator = "auto"; ///< auto (from the environment), plain, agones, edgegap, hathora
+    std::string orchestrator = "auto"; ///< auto (from the environment) or a name in retcon::orchestrators()
     bool print_config = false;         ///< print the effective configuration as JSON and exit
     bool quiet = false;
     /// @brief The options given on the command line: they win over the environment
     /// (RETCON_* and the platforms' variables, docs/hosting.md), which wins over the defaults.
     std::set<std::string> given;
 };
+
+/// @brief `--orchestrator`'s choices: "auto", then every name in retcon::orchestrators().
+[[nodiscard]] std::vector<std::string> orchestrator_choices();
+/// @brief `--orchestrator`'s help: each choice and what it does, from retcon::orchestrators().
+[[nodiscard]] std::string orchestrator_help();
 
 /// @brief Hosts the demo's matches until drained; returns the process exit status.
 int run_server(const server_settings &settings);

@@ -1,6 +1,5 @@
-// Orchestrators of environment-only hosts (Edgegap, Hathora) and the choice among all of them
-// (docs/hosting.md, "Environment-only hosts").
-#include <retcon/host/agones.hpp>
+// Orchestrators of environment-only hosts (Edgegap, Hathora) (docs/hosting.md, "Environment-only
+// hosts"); orchestrators.cpp lists them with the others.
 #include <retcon/host/environment.hpp>
 #include <retcon/host/match_host.hpp>
 
@@ -10,6 +9,8 @@
 #include <optional>
 #include <chrono>
 #include <thread>
+
+#include "orchestrator_factories.hpp"
 
 namespace retcon {
 
@@ -116,21 +117,12 @@ private:
 
 } // namespace
 
-result<std::unique_ptr<orchestrator>> make_orchestrator(platform p, const env_lookup &env) {
-    using made = result<std::unique_ptr<orchestrator>>;
-    switch (p) {
-    case platform::agones: {
-        const auto port = agones_sdk_port(env);
-        if (!port) return made{port.err()};
-        agones_options o;
-        o.sdk_port = *port;
-        return made{std::make_unique<agones_orchestrator>(std::move(o))};
-    }
-    case platform::edgegap: return made{std::make_unique<edgegap_orchestrator>(env)};
-    case platform::hathora: return made{std::make_unique<hathora_orchestrator>(env)};
-    case platform::plain: break;
-    }
-    return made{make_plain_orchestrator()};
+result<std::unique_ptr<orchestrator>> make_edgegap_orchestrator(const env_lookup &env) {
+    return result<std::unique_ptr<orchestrator>>{std::make_unique<edgegap_orchestrator>(env)};
+}
+
+result<std::unique_ptr<orchestrator>> make_hathora_orchestrator(const env_lookup &env) {
+    return result<std::unique_ptr<orchestrator>>{std::make_unique<hathora_orchestrator>(env)};
 }
 
 } // namespace retcon

@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <system_error>
 #include <limits>
+#include <vector>
 
 namespace retcon {
 
 namespace {
 
-constexpr std::array<env_variable, 23> variables{{
+// The host's own variables; each orchestrator's follow from its row in orchestrators().
+constexpr std::array<env_variable, 11> own_variables{{
     {"RETCON_PORT", "UDP port the host listens on (before ARBITRIUM_PORT_GAMEPORT_INTERNAL and PORT)"},
     {"RETCON_BIND", "local address to listen on (empty: all)"},
     {"RETCON_MATCHES", "matches at once (host_options::max_matches; Agones: the rooms counter's capacity)"},
@@ -26,19 +28,6 @@ constexpr std::array<env_variable, 23> variables{{
     {"RETCON_METRICS_PORT", "serve Prometheus metrics on this TCP port"},
     {"RETCON_METRICS_BIND", "address of the metrics page (default 127.0.0.1; 0.0.0.0 for a scraper in the cluster)"},
     {"PORT", "UDP port, the common convention of environment-only hosts"},
-    {"AGONES_SDK_HTTP_PORT", "the Agones SDK sidecar's HTTP port (its presence selects Agones)"},
-    {"ARBITRIUM_REQUEST_ID", "Edgegap's deployment id (its presence selects Edgegap)"},
-    {"ARBITRIUM_PORT_GAMEPORT_INTERNAL", "Edgegap: the container port of the port named 'gameport'"},
-    {"ARBITRIUM_DELETE_URL", "Edgegap: the self-stop URL, called with DELETE when the host is done"},
-    {"ARBITRIUM_DELETE_TOKEN", "Edgegap: the self-stop call's Authorization header"},
-    {"ARBITRIUM_PUBLIC_IP", "Edgegap: the public address (logged)"},
-    {"ARBITRIUM_PORT_GAMEPORT_EXTERNAL", "Edgegap: the public port of 'gameport' (logged)"},
-    {"HATHORA_PROCESS_ID", "Hathora's process id (its presence selects Hathora; logged)"},
-    {"HATHORA_INITIAL_ROOM_ID", "Hathora: the first room's id (logged)"},
-    {"HATHORA_HOSTNAME", "Hathora: the public host name (logged)"},
-    {"HATHORA_DEFAULT_PORT", "Hathora: the public port (logged)"},
-    {"HATHORA_INITIAL_ROOM_CONFIG",
-     "Hathora: the open match's parameters as JSON {\"players\",\"tick_hz\",\"seed\",\"settings\"}"},
 }};
 
 template<class T>
@@ -105,34 +94,15 @@ env_lookup process_environment() {
     };
 }
 
-std::string_view to_string(platform p) noexcept {
-    switch (p) {
-    case platform::plain: return "plain";
-    case platform::agones: return "agones";
-    case platform::edgegap: return "edgegap";
-    case platform::hathora: return "hathora";
-    }
-    return "?";
+std::span<const env_variable> host_environment_variables() noexcept {
+    // Built once (a function-local static is initialised once, thread-safely).
+    static const std::vector<env_variable> all = [] {
+        std::vector<env_variable> v(own_variables.begin(), own_variables.end());
+        for (const auto &d : orchestrators()) v.insert(v.end(), d.variables.begin(), d.variables.end());
+        return v;
+    }();
+    return all;
 }
-
-std::optional<platform> platform_from_string(std::string_view name) noexcept {
-    for (const auto p : {platform::plain, platform::agones, platform::edgegap, platform::hathora})
-        if (to_string(p) == name) return p;
-    return std::nullopt;
-}
-
-platform detect_platform(const env_lookup &env) {
-    const auto set = [&](const char *name) {
-        const auto v = env(name);
-        return v && !v->empty();
-    };
-    if (set("AGONES_SDK_HTTP_PORT")) return platform::agones;
-    if (set("ARBITRIUM_REQUEST_ID")) return platform::edgegap;
-    if (set("HATHORA_PROCESS_ID")) return platform::hathora;
-    return platform::plain;
-}
-
-std::span<const env_variable> host_environment_variables() noexcept { return variables; }
 
 result<std::uint16_t> agones_sdk_port(const env_lookup &env) {
     std::uint16_t port = 9358; // the SDK's documented default

@@ -687,3 +687,27 @@ TEST_CASE("an ended match still saying goodbye delays its replacement instead of
     REQUIRE(pump(clients, [&] { return h.done.load(); }));
     CHECK(h.join() == 0);
 }
+
+// ====================================================================== run leaves the process as it found it
+
+namespace {
+void sentinel_misuse(const char *) {}
+} // namespace
+
+TEST_CASE("run puts the misuse handler back when an exception from the game's step leaves it", "[host]") {
+    // Not a std::exception: the host isolates those per match, so this one leaves run.
+    struct not_a_std_exception {};
+    auto o = local_options();
+    o.open_params = params_of(1, 5);
+    auto made = match_host::create(o, [](const match_params &p) {
+        auto g = counter_game(p);
+        if (g) g->step = [](world &, const frame_inputs &) { throw not_a_std_exception{}; };
+        return g;
+    });
+    REQUIRE(made.ok());
+    (*made)->on_log([](std::string_view) {});
+    const auto before = set_misuse_handler(&sentinel_misuse);
+    CHECK_THROWS_AS((*made)->run(), not_a_std_exception);
+    const auto after = set_misuse_handler(before);
+    CHECK(after == &sentinel_misuse);
+}

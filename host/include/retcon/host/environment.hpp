@@ -24,7 +24,8 @@ using env_lookup = std::function<std::optional<std::string>(const std::string &n
 /// @brief The process's own environment (getenv).
 [[nodiscard]] env_lookup process_environment();
 
-/// @brief The platform a server process runs under, as its environment shows it.
+/// @brief The platform a server process runs under, as its environment shows it. Each has one
+/// row in `orchestrators()`.
 enum class platform {
     plain,   ///< a VM, a developer's machine, systemd: nothing to tell
     agones,  ///< `AGONES_SDK_HTTP_PORT` is set (the Agones SDK sidecar)
@@ -33,7 +34,7 @@ enum class platform {
 };
 
 [[nodiscard]] std::string_view to_string(platform p) noexcept;
-/// @brief Parses "plain", "agones", "edgegap" or "hathora".
+/// @brief Parses an orchestrator's name ("plain", "agones", "edgegap", "hathora").
 [[nodiscard]] std::optional<platform> platform_from_string(std::string_view name) noexcept;
 /// @brief Which platform @p env says the process runs under (plain when none).
 [[nodiscard]] platform detect_platform(const env_lookup &env);
@@ -48,6 +49,36 @@ struct env_variable {
 /// @brief Every variable `apply_environment` and the orchestrators read (docs/hosting.md,
 /// "Configuration from the environment").
 [[nodiscard]] std::span<const env_variable> host_environment_variables() noexcept;
+
+/**
+ * @brief One orchestrator the host can run under: its name, how the environment selects it, how
+ * it is made, what it does (docs/hosting.md, "Orchestrators").
+ *
+ * `orchestrators()` is the one list of them: `to_string(platform)`, `platform_from_string`,
+ * `detect_platform`, `make_orchestrator`, `host_environment_variables` and demo_server's
+ * `--orchestrator`, `--help` and `--print-config` all follow it, and a test checks that
+ * docs/hosting.md's table agrees. Adding an orchestrator is its `platform` value, its row and
+ * its implementation (with its tests and its row in the docs).
+ */
+struct orchestrator_descriptor {
+    platform id;
+    std::string_view name; ///< what `--orchestrator` and the log call it
+    /// @brief The variable whose presence (set, not empty) selects it; empty: the fallback
+    /// when no other is selected. Rows are tried in order.
+    std::string_view selected_by;
+    std::string_view help; ///< one line: what it tells the platform
+    /// @brief Makes it from the environment (an error names a malformed variable).
+    result<std::unique_ptr<orchestrator>> (*make)(const env_lookup &env);
+    /// @brief The platform's own variables it (or apply_environment) reads.
+    std::span<const env_variable> variables;
+};
+
+/// @brief Every orchestrator, in the order `detect_platform` tries them.
+[[nodiscard]] std::span<const orchestrator_descriptor> orchestrators() noexcept;
+/// @brief The row named @p name (nullptr: none).
+[[nodiscard]] const orchestrator_descriptor *find_orchestrator(std::string_view name) noexcept;
+/// @brief The row of @p p.
+[[nodiscard]] const orchestrator_descriptor &descriptor_of(platform p) noexcept;
 
 /**
  * @brief Overlays the configuration @p env gives onto @p options: the `RETCON_*` variables
