@@ -1,6 +1,5 @@
 #include <retcon/net/server_session.hpp>
 
-#include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
@@ -12,8 +11,7 @@
 #include <string>
 
 #include "config_check.hpp"
-#include "forensic_upload.hpp"
-#include "forensics.hpp"
+#include "desync_verifier.hpp"
 #include "frame_ring.hpp"
 #include "refusal_limiter.hpp"
 #include "server_connection.hpp"
@@ -51,22 +49,20 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
     // is a part of its own (server_connection).
-    internal::connection_limits limits;  // every connection's deadlines and flood limit
-    internal::refusal_limiter refusals;  // connection_refused events: at most one a second
-    internal::slot_table slots;          // who holds each player slot
-    internal::slot_inputs inputs;        // each slot's inputs, and the record confirmed for each frame
-    internal::frame_ring history;        // the confirmed record of each recent frame
-    internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
+    internal::connection_limits limits; // every connection's deadlines and flood limit
+    internal::refusal_limiter refusals; // connection_refused events: at most one a second
+    internal::slot_table slots;         // who holds each player slot
+    internal::slot_inputs inputs;       // each slot's inputs, and the record confirmed for each frame
+    internal::frame_ring history;       // the confirmed record of each recent frame
+    internal::desync_verifier verifier; // checksums, uploads, diffs, forensic files (docs/net.md)
 
-    std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    world_image outgoing;              // the snapshot being sent (within one call)
+    world_image outgoing; // the snapshot being sent (within one call)
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
     std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
     bool recording_started = false;
     std::uint32_t transfer_id = 1;
-    internal::upload_budget upload_room{0}; // server-wide, for all forensic uploads in progress
 
     std::vector<std::byte> out;
     wire::input_msg imsg;
@@ -84,12 +80,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         period = 1000.0 / cfg.tick_hz;
         slots.reset(players);
         if (const std::string why = server_options_problem(opt); !why.empty()) internal::misuse("%s", why.c_str());
-        upload_room = internal::upload_budget{opt.upload_budget_bytes};
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
         history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
-        const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
-        checksums.reset(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval),
-                        opt.forensic_interval);
+        verifier.reset(opt);
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
         // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
         max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
@@ -148,7 +141,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         departed.replaced_inputs += c.stats().replaced_inputs; // totals outlive the connection
         departed.desyncs += c.stats().desyncs;
         departed.unverified_desyncs += c.stats().unverified_desyncs;
-        c.upload().finish(upload_room);
+        (void)verifier.abandon(c.upload());
         if (kick) net.disconnect(peer);
         conns.erase(it);
     }
@@ -286,13 +279,6 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
     }
 
-    /// The largest upload accepted for a frame whose nearest kept image is @p own: a small
-    /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
-    std::size_t upload_cap(const world_image &own) const {
-        const std::uint64_t cap = std::uint64_t{opt.upload_size_factor} * own.size() + 4096u;
-        return static_cast<std::size_t>(std::min<std::uint64_t>(cap, opt.max_upload_bytes));
-    }
-
     /// A mismatch no upload verified. @p false_claim: the client's own upload contradicted its
     /// claim (unreadable, or no difference) — the only reason the client answers for; past
     /// max_false_claims it is dropped and this returns false (@p c is then gone). Reasons that
@@ -311,27 +297,12 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     void check_hash(conn &c, frame_t frame, std::uint64_t h) {
         // Spectators report only when asked (welcome flags); a claim nobody asked for is ignored.
         if (!c.wants_claim(frame, opt.verify_spectators)) return;
-        const auto expected = checksums.hash_after(frame);
-        if (!expected) return;
-        c.claim_compared(frame);
-        if (*expected == h) return;
-        // Only an upload that differs from the server's own image makes a desync verified; a
-        // claim alone costs the server one rate-limited snapshot at most. The image of that
-        // frame is rebuilt when the upload is complete; the kept image it starts from sizes
-        // the upload's cap.
         std::string unverified;
-        const world_image *own = checksums.base_for(frame, history);
-        std::size_t cap = 0;
-        if (const char *why = c.upload().refusal(opt.max_uploads_per_client)) unverified = why;
-        else if (!own)
-            unverified = "server snapshot of that frame no longer held";
-        else if (cap = upload_cap(*own); !upload_room.fits(cap))
-            unverified = "the server's upload budget is in use";
-        if (!unverified.empty()) {
-            if (!note_unverified(c, frame, unverified)) return;
-        } else {
-            c.upload().request(frame, cap, now, upload_room);
-        }
+        const auto outcome = verifier.claim(frame, h, c.upload(), history, now, unverified);
+        if (outcome == internal::desync_verifier::claim_outcome::not_held) return;
+        c.claim_compared(frame);
+        if (outcome == internal::desync_verifier::claim_outcome::agrees) return;
+        if (!unverified.empty() && !note_unverified(c, frame, unverified)) return;
         // An empty text asks the client for its snapshot; otherwise say why not (a client
         // uploads only when asked).
         const std::string text = unverified.empty() ? "" : "checksum mismatch (not diffed: " + unverified + ")";
@@ -353,41 +324,16 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         case internal::forensic_upload::chunk::accepted: return;
         case internal::forensic_upload::chunk::complete: break;
         }
-        const frame_t frame = c.upload().frame();
-        read_limits caps;
-        caps.max_image_bytes = c.upload().cap(); // the decompressed image is capped like the file
-        auto theirs = parse_snapshot_file(c.upload().bytes(), "snapshot uploaded by " + c.describe(), caps);
-        c.upload().finish(upload_room);
-        std::string names;
-        const world_image *own = nullptr;
-        bool verified = false;
-        if (!theirs) names = "client snapshot unreadable: " + theirs.message();
-        else if ((own = checksums.image_after(frame, w.get_schema(), history, step, players, isz, names)) != nullptr) {
-            auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
-            if (d) {
-                names = internal::name_divergence(*d, "the server's", "the client's").summary;
-                verified = !names.empty();
-            }
-            if (!opt.forensics_dir.empty() && forensic_writes < opt.max_forensic_files) {
-                ++forensic_writes;
-                // Named by the frame whose state the files hold: the hash of frame F differed,
-                // so both hold the world after F, i.e. at the start of frame F + 1 (docs/net.md).
-                const auto stem = "desync-slot" + std::to_string(c.slot()) + "-frame" + std::to_string(frame + 1u);
-                (void)write_snapshot_file(opt.forensics_dir / (stem + "-server.rcs"), *own, w.get_schema());
-                (void)write_snapshot_file(opt.forensics_dir / (stem + "-client.rcs"), theirs->image, theirs->schema);
-            }
-        }
-        if (names.empty()) names = "no difference found in the uploaded snapshot";
-        wire::desync_msg dm{frame, names};
+        const auto v = verifier.verify(c.upload(), c.describe(), c.slot(), w.get_schema(), history, step, players, isz);
+        wire::desync_msg dm{v.frame, v.names};
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
-        if (!verified) {
-            // The client's fault: an unreadable upload, or one that shows no difference.
-            (void)note_unverified(c, frame, names, !theirs || own != nullptr);
+        if (!v.verified) {
+            (void)note_unverified(c, v.frame, v.names, v.false_claim);
             return;
         }
         ++c.stats().desyncs;
-        emit(session_event_kind::desync_detected, frame, c.slot(), names);
+        emit(session_event_kind::desync_detected, v.frame, c.slot(), v.names);
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
@@ -474,7 +420,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
         if (checksum || recorder || recording) h = hash(w);
-        if (checksum) checksums.note(w, f, f / cfg.checksum_interval, h);
+        if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
         record(fi, h);
         if (recorder) recorder(fi, w, h);
         ++next_frame;
@@ -583,7 +529,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         }
         for (const auto p : stalled) {
             conn &c = conns.find(p)->second;
-            const frame_t frame = c.upload().finish(upload_room);
+            const frame_t frame = verifier.abandon(c.upload());
             (void)note_unverified(c, frame,
                                   "the client's snapshot did not arrive within " +
                                       std::to_string(opt.upload_timeout_ms) + " ms");
