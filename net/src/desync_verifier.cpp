@@ -65,7 +65,7 @@ desync_verifier::verification desync_verifier::verify(forensic_upload &upload, c
         }
         if (!dir_.empty() && files_attempted_ < max_files_) {
             ++files_attempted_;
-            write_files(v.frame, slot, *own, schema, theirs->image, theirs->schema);
+            v.files_problem = write_files(v.frame, slot, *own, schema, theirs->image, theirs->schema);
         }
     }
     if (v.names.empty()) v.names = "no difference found in the uploaded snapshot";
@@ -75,13 +75,18 @@ desync_verifier::verification desync_verifier::verify(forensic_upload &upload, c
     return v;
 }
 
-void desync_verifier::write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
-                                  const world_image &theirs, const schema &their_schema) {
+std::string desync_verifier::write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
+                                         const world_image &theirs, const schema &their_schema) {
     // Named by the frame whose state the files hold: the hash of frame F differed, so both hold
     // the world after F, i.e. at the start of frame F + 1 (docs/net.md, "Desync forensics").
     const auto stem = "desync-slot" + std::to_string(slot) + "-frame" + std::to_string(frame + 1u);
-    (void)write_snapshot_file(dir_ / (stem + "-server.rcs"), own, own_schema);
-    (void)write_snapshot_file(dir_ / (stem + "-client.rcs"), theirs, their_schema);
+    std::string problem;
+    const auto note = [&problem](const result<void> &r) {
+        if (!r) problem += (problem.empty() ? "" : "; ") + r.message();
+    };
+    note(write_snapshot_file(dir_ / (stem + "-server.rcs"), own, own_schema));
+    note(write_snapshot_file(dir_ / (stem + "-client.rcs"), theirs, their_schema));
+    return problem;
 }
 
 } // namespace retcon::internal

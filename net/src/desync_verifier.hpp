@@ -46,6 +46,15 @@ public:
         std::string names;
         bool verified = false;    ///< the upload differs from the server's image: a desync
         bool false_claim = false; ///< the client's own upload contradicts its claim (unreadable, or no difference)
+        /// @brief Why the forensic files could not be written, one reason per file that failed
+        /// (empty: written, or none were due).
+        std::string files_problem;
+
+        /// @brief The text of the session's event: `names`, then the files' problem if there
+        /// is one ("ship_pos.y (desync files not written: ...)"). The client is sent `names`.
+        [[nodiscard]] std::string report() const {
+            return files_problem.empty() ? names : names + " (desync files not written: " + files_problem + ")";
+        }
     };
 
     /// @brief Sizes the checksum record and the upload budget for @p options (checked already:
@@ -71,7 +80,8 @@ public:
      * server's image of its frame, rebuilt if need be with @p step from the confirmed records
      * in @p history (@p players slots of @p input_size bytes; @p schema is the live world's).
      * @p from names the client in messages ("slot 1 'ann'"), @p slot names its files. Writes
-     * both images to forensics_dir while max_forensic_files allows.
+     * both images to forensics_dir while max_forensic_files allows; a write that fails is said
+     * in `files_problem`.
      */
     verification verify(forensic_upload &upload, const std::string &from, int slot, const schema &schema,
                         const frame_ring &history, const step_function &step, std::size_t players,
@@ -91,9 +101,9 @@ public:
     [[nodiscard]] std::uint32_t files_attempted() const noexcept { return files_attempted_; }
 
 private:
-    /// Writes both images of an upload's frame.
-    void write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
-                     const world_image &theirs, const schema &their_schema);
+    /// Writes both images of an upload's frame; returns why they could not be written, or "".
+    std::string write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
+                            const world_image &theirs, const schema &their_schema);
 
     checksum_record checksums_;
     upload_budget budget_{0}; // server-wide, for all forensic uploads in progress

@@ -329,11 +329,11 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
         if (!v.verified) {
-            (void)note_unverified(c, v.frame, v.names, v.false_claim);
+            (void)note_unverified(c, v.frame, v.report(), v.false_claim);
             return;
         }
         ++c.stats().desyncs;
-        emit(session_event_kind::desync_detected, v.frame, c.slot(), v.names);
+        emit(session_event_kind::desync_detected, v.frame, c.slot(), v.report());
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {

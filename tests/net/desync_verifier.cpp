@@ -243,3 +243,31 @@ TEST_CASE("desync_verifier: at most max_forensic_files pairs of files are writte
     CHECK(dir.entries() ==
           std::vector<std::string>{"desync-slot1-frame15-client.rcs", "desync-slot1-frame15-server.rcs"});
 }
+
+TEST_CASE("desync_verifier: forensic files that cannot be written are reported, the verdict unchanged",
+          "[net][parts][forensics]") {
+    test::temp_dir dir;
+    server_options so = options();
+    so.forensics_dir = dir / "missing"; // never created: nothing can be written in it
+    server_run s{so};
+    forensic_upload u;
+    std::string why;
+    REQUIRE(s.v.claim(16, 1, u, s.records, 0, why) == outcome::upload_requested);
+    REQUIRE(server_run::deliver(u, 16, s.file_of(16, move_ships)));
+    const auto v = s.verify(u);
+    CHECK(v.verified);
+    CHECK(v.names == "ship_pos.y"); // what the client is told
+    CHECK_THAT(v.files_problem, Catch::Contains("desync-slot1-frame17-server.rcs"));
+    CHECK_THAT(v.files_problem, Catch::Contains("desync-slot1-frame17-client.rcs"));
+    CHECK_THAT(v.report(), Catch::StartsWith("ship_pos.y (desync files not written: "));
+    CHECK(dir.entries().empty());
+
+    // Written: the report is the names alone.
+    so.forensics_dir = dir.path();
+    server_run ok{so};
+    REQUIRE(ok.v.claim(16, 1, u, ok.records, 0, why) == outcome::upload_requested);
+    REQUIRE(server_run::deliver(u, 16, ok.file_of(16, move_ships)));
+    const auto w = ok.verify(u);
+    CHECK(w.files_problem.empty());
+    CHECK(w.report() == "ship_pos.y");
+}

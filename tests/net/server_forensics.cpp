@@ -269,3 +269,37 @@ TEST_CASE("server_options::forensic_interval 0 is misuse", "[net][forensics]") {
     CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o),
                       Catch::Contains("forensic_interval"));
 }
+
+TEST_CASE("desync files that cannot be written are said in the desync_detected text, the desync still counted",
+          "[net][forensics]") {
+    // Before, the results of both writes were discarded: a server whose forensics_dir could not
+    // be written said nothing, and the operator looked for files that were never there.
+    temp_dir dir;
+    sim_match m{73, 2};
+    server_options so;
+    so.forensics_dir = dir / "missing"; // never created: nothing can be written in it
+    m.use_server_options(so);
+    raw_peer a{m}, b{m};
+    const std::vector<raw_peer *> peers{&a, &b};
+    join(m, peers);
+    run_with(m, peers, 1000);
+    const frame_t f = m.server->frame() - 2u;
+    b.claim(m, f, 0x0bad);
+    run_with(m, peers, 50);
+    REQUIRE(b.desyncs.size() == 1);
+    REQUIRE(b.desyncs[0].diverging.empty()); // asked for its snapshot
+    b.upload(f, different_world_file(m, f));
+    run_with(m, peers, 300);
+    CHECK(m.server->totals().desyncs == 1);
+    CHECK(dir.entries().empty());
+    std::vector<std::string> texts;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::desync_detected) texts.push_back(e.text);
+    REQUIRE(texts.size() == 1);
+    INFO(texts[0]);
+    CHECK_THAT(texts[0], Catch::StartsWith("resources (desync files not written: "));
+    CHECK_THAT(texts[0], Catch::Contains((dir / "missing").string()));
+    // The client is told what diverged, as always.
+    REQUIRE(b.desyncs.size() == 2);
+    CHECK(b.desyncs[1].diverging == "resources");
+}
