@@ -15,6 +15,7 @@
 #include "frame_ring.hpp"
 #include "refusal_limiter.hpp"
 #include "server_connection.hpp"
+#include "server_hello.hpp"
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
@@ -191,51 +192,18 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         }
         if (c.active()) return; // duplicate hello: ignored
         c.set_name(h.name);     // for the log, also if refused
-        // Input records travel as raw bytes and snapshots are memcpy images: byte order is part
-        // of what the peers must share (docs/protocol.md, "Handshake").
-        if (h.big_endian)
-            return reject(c, wire::reject_reason::protocol,
-                          "the client is big-endian; retcon peers are little-endian only");
-        if (h.schema_hash != w.schema_hash())
-            return reject(c, wire::reject_reason::schema,
-                          "world schema differs from the server's (different game build?)");
-        if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)
-            return reject(c, wire::reject_reason::input, "input layout differs from the server's");
-        if (h.content_version != cfg.content_version)
-            return reject(c, wire::reject_reason::content,
-                          "content version " + std::to_string(h.content_version) + ", server has " +
-                              std::to_string(cfg.content_version));
-        // A host's admission check (join tokens: docs/hosting.md) may refuse, or bind the slot.
-        server_admission adm;
-        if (opt.admission) {
-            adm = opt.admission(c.peer(), h);
-            if (!adm.allowed) return reject(c, adm.reason, adm.text);
-            if (!h.spectator && adm.slot >= static_cast<int>(players))
-                return reject(c, wire::reject_reason::full, "no slot " + std::to_string(adm.slot) + " in this match");
-        }
-        // Player slots, tick rate and input delays are the server's: the welcome tells the client.
-        int slot = -1;
-        if (h.spectator && spectators() >= opt.max_spectators)
-            return reject(c, wire::reject_reason::spectators,
-                          "no free spectator place (the server allows " + std::to_string(opt.max_spectators) + ")");
-        if (!h.spectator) {
-            const internal::slot_claim claim = slots.claim(c.peer(), h.reconnect_token, adm.slot, adm.player_id);
-            if (claim.slot < 0) return reject(c, claim.refusal, claim.refusal_text);
-            if (claim.replaces != no_peer) drop(claim.replaces, claim.replace_reason, true);
-            slot = claim.slot;
-        }
+        const internal::hello_verdict v =
+            internal::judge_hello(c.peer(), h, w.schema_hash(), cfg, opt, spectators(), slots);
+        if (!v.admitted) return reject(c, v.reason, v.text);
+        if (v.replaces != no_peer) drop(v.replaces, v.replace_reason, true);
+        const int slot = v.slot;
         net.admit(c.peer()); // no longer pending: the transport's culling never touches it
-        wire::welcome_msg m;
-        m.max_players = static_cast<std::uint8_t>(players);
-        m.tick_hz = cfg.tick_hz;
-        m.input_delay = cfg.input_delay;
-        m.max_input_delay = std::max(cfg.input_delay, cfg.max_input_delay);
-        m.server_frame = next_frame;
-        m.report_checksums = slot >= 0 || opt.verify_spectators;
+        // Player slots, tick rate and input delays are the server's: the welcome tells the client.
+        wire::welcome_msg m = internal::make_welcome(cfg, next_frame, slot, opt.verify_spectators);
         std::uint32_t uploads = 0, false_claims = 0;
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
-            const auto &taken = slots.take(s, c.peer(), !h.reconnect_token.empty(), adm.player_id);
+            const auto &taken = slots.take(s, c.peer(), !h.reconnect_token.empty(), v.player_id);
             inputs.assign(s);
             uploads = taken.uploads;
             false_claims = taken.false_claims;
