@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <optional>
 #include <string>
 
 #include "config_check.hpp"
 #include "desync_verifier.hpp"
 #include "frame_ring.hpp"
+#include "match_recording.hpp"
 #include "refusal_limiter.hpp"
 #include "server_connection.hpp"
 #include "server_hello.hpp"
@@ -61,8 +61,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     std::deque<session_event> events;
     session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
-    std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
-    bool recording_started = false;
+    internal::match_recording recording; // server_options::record_path (docs/net.md)
     std::uint32_t transfer_id = 1;
 
     std::vector<std::byte> out;
@@ -333,33 +332,18 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     // ---------------------------------------------------------------- recording
-    void recording_failed(const std::string &why) {
-        emit(session_event_kind::recording_failed, next_frame, -1, opt.record_path.string() + ": " + why);
-        recording.reset(); // the file keeps what was written (readable up to its last chunk)
+    void recording_failed(const result<void> &r) {
+        if (!r)
+            emit(session_event_kind::recording_failed, next_frame, -1, opt.record_path.string() + ": " + r.message());
     }
 
     /// Creates the replay at the first tick, with the world as it is before that frame.
     void start_recording() {
-        recording_started = true;
-        if (opt.record_path.empty()) return;
         replay_settings rs = opt.record_settings;
         rs.players = static_cast<std::uint32_t>(players);
         rs.input_size = static_cast<std::uint32_t>(isz);
         rs.tick_hz = cfg.tick_hz;
-        auto writer = replay_writer::create(opt.record_path, w, next_frame, std::move(rs));
-        if (!writer) return recording_failed(writer.message());
-        recording.emplace(std::move(*writer));
-    }
-
-    void record(const frame_inputs &fi, std::uint64_t h) {
-        if (!recording) return;
-        if (auto r = recording->add_frame(fi, w, h); !r) recording_failed(r.message());
-    }
-
-    void finish_recording() {
-        if (!recording) return;
-        if (auto r = recording->finish(); !r) recording_failed(r.message());
-        recording.reset();
+        recording_failed(recording.start(opt.record_path, w, next_frame, std::move(rs)));
     }
 
     // ---------------------------------------------------------------- tick
@@ -373,7 +357,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             end_match();
             co_return false;
         }
-        if (!recording_started) start_recording();
+        if (!recording.started()) start_recording();
         const frame_t f = next_frame;
         std::byte *r = history.put(f);
         inputs.confirm(
@@ -387,9 +371,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         co_yield step_request{&w, fi, false};
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
-        if (checksum || recorder || recording) h = hash(w);
+        if (checksum || recorder || recording.recording()) h = hash(w);
         if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
-        record(fi, h);
+        recording_failed(recording.add(fi, w, h));
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
@@ -511,7 +495,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (ended) return;
         ended = true;
         end_started = now;
-        finish_recording();
+        recording_failed(recording.finish());
         wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::match_ended)}, out);
         std::vector<peer_id> joining;
         for (auto &[peer, c] : conns) {
