@@ -11,7 +11,7 @@
 
 #include "config_check.hpp"
 #include "desync_verifier.hpp"
-#include "frame_ring.hpp"
+#include "confirmed_stream.hpp"
 #include "match_recording.hpp"
 #include "refusal_limiter.hpp"
 #include "server_connection.hpp"
@@ -37,8 +37,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     transport &net;
     server_options opt;
 
-    std::size_t players, isz, rec;
-    std::uint32_t max_frames_per_packet = 1;
+    std::size_t players, isz;
     double period;
     bool started = false;
     std::uint64_t t0 = 0;
@@ -54,7 +53,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     internal::refusal_limiter refusals; // connection_refused events: at most one a second
     internal::slot_table slots;         // who holds each player slot
     internal::slot_inputs inputs;       // each slot's inputs, and the record confirmed for each frame
-    internal::frame_ring history;       // the confirmed record of each recent frame
+    internal::confirmed_stream stream;  // the confirmed record of each recent frame, as sent
     internal::desync_verifier verifier; // checksums, uploads, diffs, forensic files (docs/net.md)
 
     world_image outgoing; // the snapshot being sent (within one call)
@@ -66,7 +65,6 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     std::vector<std::byte> out;
     wire::input_msg imsg;
-    wire::confirmed_msg cmsg;
     bool ended = false;   // end_match was called: no more ticks, goodbyes out
     bool ticking = false; // a tick's step request is not stepped yet
     std::uint64_t end_started = 0;
@@ -76,17 +74,12 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         internal::check_config(cfg);
         players = cfg.max_players;
         isz = cfg.input_size;
-        rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slots.reset(players);
         if (const std::string why = server_options_problem(opt); !why.empty()) internal::misuse("%s", why.c_str());
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
-        history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
+        stream.reset(players, isz, opt.history_frames);
         verifier.reset(opt);
-        cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
-        // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
-        max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
-            (wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
         limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
     }
@@ -265,7 +258,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         // Spectators report only when asked (welcome flags); a claim nobody asked for is ignored.
         if (!c.wants_claim(frame, opt.verify_spectators)) return;
         std::string unverified;
-        const auto outcome = verifier.claim(frame, h, c.upload(), history, now, unverified);
+        const auto outcome = verifier.claim(frame, h, c.upload(), stream.history(), now, unverified);
         if (outcome == internal::desync_verifier::claim_outcome::not_held) return;
         c.claim_compared(frame);
         if (outcome == internal::desync_verifier::claim_outcome::agrees) return;
@@ -291,7 +284,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         case internal::forensic_upload::chunk::accepted: return;
         case internal::forensic_upload::chunk::complete: break;
         }
-        const auto v = verifier.verify(c.upload(), c.describe(), c.slot(), w.get_schema(), history, step, players, isz);
+        const auto v =
+            verifier.verify(c.upload(), c.describe(), c.slot(), w.get_schema(), stream.history(), step, players, isz);
         wire::desync_msg dm{v.frame, v.names};
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
@@ -359,7 +353,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         }
         if (!recording.started()) start_recording();
         const frame_t f = next_frame;
-        std::byte *r = history.put(f);
+        std::byte *r = stream.put(f);
         inputs.confirm(
             f, r,
             [this](std::size_t s) -> conn * {
@@ -397,31 +391,16 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         for (auto &[peer, c] : conns) {
             if (!c.active()) continue;
             frame_t first = c.first_unacknowledged();
-            if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
+            if (stream.hopeless(first, next_frame)) { // start over from a snapshot
                 // Never a second snapshot behind one not yet loaded: a slow loader would only
                 // fall further behind (load_timeout_ms ends the wait).
                 if (!c.loaded() || !request_resync(c)) continue;
                 first = c.sync_frame();
             }
             if (c.throttled(first, next_frame, now, limits)) continue; // its acknowledgements stopped
-            const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, max_frames_per_packet);
-            cmsg.first_frame = first;
-            cmsg.count = static_cast<std::uint8_t>(count);
-            cmsg.players = static_cast<std::uint8_t>(players);
-            cmsg.server_frame = next_frame;
-            cmsg.base = first > c.sync_frame() && history.has(first - 1u) ? 1 : 0;
-            cmsg.frames.clear();
-            for (std::uint32_t k = 0; k < count; ++k) {
-                const std::byte *r = history.get(first + k);
-                cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
-            }
-            cmsg.ack_input =
+            const frame_t ack_input =
                 c.slot() >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot()), next_frame) : next_frame;
-            cmsg.margin_ms = c.note_broadcast(next_frame);
-            cmsg.echo_time_ms = c.echo_time();
-            cmsg.hold_ms = c.hold_ms(now);
-            const std::byte *base = cmsg.base ? history.get(first - 1u) : nullptr;
-            wire::encode(cmsg, isz, base ? std::span<const std::byte>(base, rec) : std::span<const std::byte>{}, out);
+            stream.encode(c, first, next_frame, ack_input, now, out);
             send(c, wire::channel::inputs, out);
         }
         net.flush();
