@@ -367,7 +367,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         std::uint64_t h = 0;
         if (checksum || recorder || recording.recording()) h = hash(w);
         if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
-        recording_failed(recording.add(fi, w, h));
+        if (recording.recording()) recording_failed(recording.add(fi, w, h));
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
