@@ -17,7 +17,7 @@ namespace retcon::internal {
 
 /**
  * @brief The server's confirmed stream (docs/net.md, "The model"; docs/protocol.md,
- * `confirmed`): the confirmed record of each recent frame, kept for resending, and the
+ * message 5 `confirmed`): the confirmed record of each recent frame, kept for resending, and the
  * `confirmed` message that carries a run of them to one client, redundantly until it
  * acknowledges them, coded against the frame before the run when the client has it. No
  * allocation after `reset`.

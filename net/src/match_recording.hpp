@@ -15,8 +15,8 @@ namespace retcon::internal {
 
 /**
  * @brief The server's recording of its match as a replay (server_options::record_path;
- * docs/net.md, "Recording"): created at the first tick with the world before it, a frame added
- * per confirmed frame, finished when the match ends. A failure ends the recording (the file
+ * docs/net.md, "Recording and ending a match"): created at the first tick with the world before
+ * it, a frame added per confirmed frame, finished when the match ends. A failure ends the recording (the file
  * keeps what was written, readable up to its last complete chunk) and is returned once, for the
  * session's `recording_failed` event; the match goes on unrecorded.
  */

@@ -1,5 +1,5 @@
 // confirmed_stream (net/src/confirmed_stream.hpp): the server's confirmed records kept for
-// resending, and the confirmed message of a run of them for one client (docs/protocol.md).
+// resending, and the confirmed message of a run of them for one client (docs/protocol.md, message 5 `confirmed`).
 #include <catch2/catch.hpp>
 
 #include <retcon/net/protocol.hpp>

@@ -1,5 +1,5 @@
 // match_recording (net/src/match_recording.hpp): the server's replay of its match, and how a
-// failure ends it (docs/net.md, "Recording").
+// failure ends it (docs/net.md, "Recording and ending a match").
 #include <catch2/catch.hpp>
 
 #include <common/temp_dir.hpp>
