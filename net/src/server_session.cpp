@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <string>
 
 #include "config_check.hpp"
@@ -14,7 +13,7 @@
 #include "confirmed_stream.hpp"
 #include "match_recording.hpp"
 #include "refusal_limiter.hpp"
-#include "server_connection.hpp"
+#include "server_connections.hpp"
 #include "server_hello.hpp"
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
@@ -45,7 +44,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     frame_t next_frame = 0;
     std::uint64_t now = 0;
 
-    std::map<peer_id, conn> conns;
+    internal::server_connections conns; // each one a server_connection, by peer
 
     // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
     // is a part of its own (server_connection).
@@ -58,7 +57,6 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     world_image outgoing; // the snapshot being sent (within one call)
     std::deque<session_event> events;
-    session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
     internal::match_recording recording; // server_options::record_path (docs/net.md)
     std::uint32_t transfer_id = 1;
@@ -98,7 +96,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     // ---------------------------------------------------------------- connections
     void on_connect(peer_id peer) override {
         if (ended) return net.disconnect(peer); // the match is over: nobody new joins
-        conns.try_emplace(peer, peer).first->second.connected(net.peer_address(peer), now);
+        (void)conns.connect(peer, net.peer_address(peer), now);
     }
 
     /// The transport refused a connection before any handshake (its caps and deadlines).
@@ -114,29 +112,26 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     void on_disconnect(peer_id peer) override {
         // Before its hello a connection is nobody yet: its end (the transport culling pending
         // connections, or the remote giving up) is a rate-limited refusal, not an event each.
-        if (const auto it = conns.find(peer); it != conns.end() && !it->second.active()) {
-            refused(it->second.address(), "connection closed before its hello");
-            conns.erase(it);
+        if (const conn *c = conns.find(peer); c && !c->active()) {
+            refused(c->address(), "connection closed before its hello");
+            conns.remove(peer);
             return;
         }
         drop(peer, "connection closed", false);
     }
 
     void drop(peer_id peer, const std::string &why, bool kick) {
-        const auto it = conns.find(peer);
-        if (it == conns.end()) return;
-        conn &c = it->second;
+        conn *found = conns.find(peer);
+        if (!found) return;
+        conn &c = *found;
         if (c.active() && c.slot() >= 0) {
             slots.leave(static_cast<std::size_t>(c.slot()), c.upload().used(), c.false_claims());
             emit(session_event_kind::player_left, next_frame, c.slot(), why);
         }
         emit(session_event_kind::disconnected, next_frame, c.active() ? c.slot() : -1, why);
-        departed.replaced_inputs += c.stats().replaced_inputs; // totals outlive the connection
-        departed.desyncs += c.stats().desyncs;
-        departed.unverified_desyncs += c.stats().unverified_desyncs;
         (void)verifier.abandon(c.upload());
         if (kick) net.disconnect(peer);
-        conns.erase(it);
+        conns.remove(peer); // its totals outlive it
     }
 
     void hostile(conn &c, const std::string &why) {
@@ -167,11 +162,6 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         return true;
     }
 
-    std::size_t spectators() const {
-        return static_cast<std::size_t>(std::count_if(
-            conns.begin(), conns.end(), [](const auto &kv) { return kv.second.active() && kv.second.slot() < 0; }));
-    }
-
     void handle_hello(conn &c, std::span<const std::byte> data) {
         wire::hello_msg h;
         if (auto r = wire::decode(data, h); !r) {
@@ -185,7 +175,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (c.active()) return; // duplicate hello: ignored
         c.set_name(h.name);     // for the log, also if refused
         const internal::hello_verdict v =
-            internal::judge_hello(c.peer(), h, w.schema_hash(), cfg, opt, spectators(), slots);
+            internal::judge_hello(c.peer(), h, w.schema_hash(), cfg, opt, conns.spectators(), slots);
         if (!v.admitted) return reject(c, v.reason, v.text);
         if (v.replaces != no_peer) drop(v.replaces, v.replace_reason, true);
         const int slot = v.slot;
@@ -298,9 +288,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
-        const auto it = conns.find(peer);
-        if (it == conns.end()) return;
-        conn &c = it->second;
+        conn *found = conns.find(peer);
+        if (!found) return;
+        conn &c = *found;
         if (c.heard(now, data.size())) emit(session_event_kind::network_resumed, next_frame, c.slot());
         // Chunks of an upload the server asked for are bounded by its cap and timeout instead:
         // an honest upload of half a megabyte is more than 600 packets a second on a fast link.
@@ -357,8 +347,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         inputs.confirm(
             f, r,
             [this](std::size_t s) -> conn * {
-                const auto it = slots[s].owner == no_peer ? conns.end() : conns.find(slots[s].owner);
-                return it == conns.end() ? nullptr : &it->second;
+                return slots[s].owner == no_peer ? nullptr : conns.find(slots[s].owner);
             },
             [](conn *c) { ++c->stats().replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
@@ -446,22 +435,23 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             case internal::connection_deadline::resync: send_snapshot(c); break;
             }
         }
+        // Each list holds connections still there: dropping one drops no other.
         for (const auto p : not_loading)
-            hostile(conns.find(p)->second,
-                    "did not acknowledge its snapshot within " + std::to_string(opt.load_timeout_ms) + " ms");
+            if (conn *c = conns.find(p))
+                hostile(*c, "did not acknowledge its snapshot within " + std::to_string(opt.load_timeout_ms) + " ms");
         if (auto text = refusals.flush(now)) // a burst, then quiet: say how many
             emit(session_event_kind::connection_refused, next_frame, -1, std::move(*text));
         for (const auto p : half_open) {
-            const auto it = conns.find(p);
-            refused(it->second.address(),
-                    "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
+            if (const conn *c = conns.find(p))
+                refused(c->address(), "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
             net.disconnect(p);
-            conns.erase(it);
+            conns.remove(p);
         }
         for (const auto p : stalled) {
-            conn &c = conns.find(p)->second;
-            const frame_t frame = verifier.abandon(c.upload());
-            (void)note_unverified(c, frame,
+            conn *c = conns.find(p);
+            if (!c) continue;
+            const frame_t frame = verifier.abandon(c->upload());
+            (void)note_unverified(*c, frame,
                                   "the client's snapshot did not arrive within " +
                                       std::to_string(opt.upload_timeout_ms) + " ms");
         }
@@ -522,22 +512,11 @@ int server_session::players() const noexcept { return static_cast<int>(impl_->sl
 session_stats server_session::client_stats(int slot) const {
     if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->players) return {};
     const auto owner = impl_->slots[static_cast<std::size_t>(slot)].owner;
-    const auto it = impl_->conns.find(owner);
-    return it == impl_->conns.end() ? session_stats{} : it->second.stats();
+    const auto *c = impl_->conns.find(owner);
+    return c ? c->stats() : session_stats{};
 }
 session_stats server_session::totals() const {
-    session_stats t;
-    t.replaced_inputs = impl_->departed.replaced_inputs;
-    t.desyncs = impl_->departed.desyncs;
-    t.unverified_desyncs = impl_->departed.unverified_desyncs;
-    for (const auto &[peer, c] : impl_->conns) {
-        const session_stats &s = c.stats();
-        t.replaced_inputs += s.replaced_inputs;
-        t.desyncs += s.desyncs;
-        t.unverified_desyncs += s.unverified_desyncs;
-        t.bytes_in_per_s += s.bytes_in_per_s;
-        t.bytes_out_per_s += s.bytes_out_per_s;
-    }
+    session_stats t = impl_->conns.totals();
     t.current_frame = impl_->next_frame;
     return t;
 }
