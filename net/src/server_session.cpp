@@ -9,8 +9,8 @@
 #include <string>
 
 #include "config_check.hpp"
-#include "desync_verifier.hpp"
 #include "confirmed_stream.hpp"
+#include "desync_verifier.hpp"
 #include "match_recording.hpp"
 #include "refusal_limiter.hpp"
 #include "server_connections.hpp"
@@ -44,10 +44,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     frame_t next_frame = 0;
     std::uint64_t now = 0;
 
-    internal::server_connections conns; // each one a server_connection, by peer
-
     // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
     // is a part of its own (server_connection).
+    internal::server_connections conns; // by peer, and the totals that outlive them
     internal::connection_limits limits; // every connection's deadlines and flood limit
     internal::refusal_limiter refusals; // connection_refused events: at most one a second
     internal::slot_table slots;         // who holds each player slot
@@ -82,6 +81,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
     }
 
+    /// Every event of the session leaves through here: the parts return facts, never events.
     void emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
         events.push_back(session_event{k, frame, s, std::move(text)});
     }
