@@ -447,7 +447,8 @@ typedef enum rc_unverified_reason {
     RC_UNVERIFIED_UPLOAD_TIMED_OUT = 4,
     RC_UNVERIFIED_UNREADABLE = 5,
     RC_UNVERIFIED_NO_DIFFERENCE = 6,
-    RC_UNVERIFIED_REBUILD_FAILED = 7
+    RC_UNVERIFIED_REBUILD_FAILED = 7,
+    RC_UNVERIFIED_UPLOAD_IN_PROGRESS = 8
 } rc_unverified_reason;
 /** One event (C++ session_event): decide on the fields, log the text. Strings stay valid until
  *  the next call on the session: copy them. Versioned by struct_size: a caller built against the

@@ -8,8 +8,6 @@
 
 namespace retcon {
 
-std::string joined_player_name(const session_event &ev) { return ev.text; }
-
 event_effect apply_event(hosted_match &m, const session_event &ev) {
     const bool in_range = ev.slot >= 0 && static_cast<std::size_t>(ev.slot) < m.slots.size();
     switch (ev.kind) {
@@ -17,7 +15,7 @@ event_effect apply_event(hosted_match &m, const session_event &ev) {
         ++m.joins;
         m.had_player = true;
         if (in_range) {
-            m.slots[static_cast<std::size_t>(ev.slot)].name = joined_player_name(ev);
+            m.slots[static_cast<std::size_t>(ev.slot)].name = ev.name;
             m.slots[static_cast<std::size_t>(ev.slot)].present_at_end = true;
         }
         return event_effect::joined;
@@ -25,7 +23,11 @@ event_effect apply_event(hosted_match &m, const session_event &ev) {
         // Once the match is ending its players leave because of it: they were present at the end.
         if (!m.ending && in_range) m.slots[static_cast<std::size_t>(ev.slot)].present_at_end = false;
         return event_effect::left;
-    case session_event_kind::recording_failed: m.recording_failed = true; return event_effect::recording_failed;
+    case session_event_kind::recording_failed:
+        // A forensic desync file that could not be written is not the replay.
+        if (ev.path != m.replay.string()) return event_effect::none;
+        m.recording_failed = true;
+        return event_effect::recording_failed;
     default: return event_effect::none;
     }
 }

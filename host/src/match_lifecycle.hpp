@@ -23,10 +23,6 @@
 
 namespace retcon {
 
-/// @brief The name of the player a `player_joined` event announces. The one place the host
-/// reads an event's text to decide something: the event carries the name as its text today.
-[[nodiscard]] std::string joined_player_name(const session_event &ev);
-
 /// @brief What a session event changed of its match's record.
 enum class event_effect : std::uint8_t { none, joined, left, recording_failed };
 

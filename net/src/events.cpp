@@ -23,10 +23,11 @@ constexpr std::array<const char *, 10> cause_names{
 static_assert(cause_names.size() == static_cast<std::size_t>(disconnect_cause::bad_snapshot) + 1u,
               "disconnect_cause: add the new cause's name to cause_names");
 
-constexpr std::array<const char *, 8> unverified_names{
-    "none", "quota", "snapshot_gone", "budget", "upload_timed_out", "unreadable", "no_difference", "rebuild_failed",
+constexpr std::array<const char *, 9> unverified_names{
+    "none",          "quota",          "snapshot_gone",      "budget", "upload_timed_out", "unreadable",
+    "no_difference", "rebuild_failed", "upload_in_progress",
 };
-static_assert(unverified_names.size() == static_cast<std::size_t>(unverified_reason::rebuild_failed) + 1u,
+static_assert(unverified_names.size() == static_cast<std::size_t>(unverified_reason::upload_in_progress) + 1u,
               "unverified_reason: add the new reason's name to unverified_names");
 
 template<class Enum, std::size_t N>

@@ -2,6 +2,7 @@
 #define RETCON_NET_SRC_FORENSIC_UPLOAD_HPP
 
 #include <retcon/ecs/frame.hpp>
+#include <retcon/net/events.hpp>
 #include <retcon/net/protocol.hpp>
 
 #include <cstddef>
@@ -58,11 +59,11 @@ public:
     /// @brief The largest file (and decompressed image) accepted for it.
     [[nodiscard]] std::size_t cap() const noexcept { return reserved_; }
 
-    /// @brief Why no new request can be made with a quota of @p quota uploads, or null.
-    [[nodiscard]] const char *refusal(std::uint32_t quota) const noexcept {
-        if (awaiting()) return "an upload is still in progress";
-        if (used_ >= quota) return "upload quota used";
-        return nullptr;
+    /// @brief Why no new request can be made with a quota of @p quota uploads (`none`: one can).
+    [[nodiscard]] unverified_reason refusal(std::uint32_t quota) const noexcept {
+        if (awaiting()) return unverified_reason::upload_in_progress;
+        if (used_ >= quota) return unverified_reason::quota;
+        return unverified_reason::none;
     }
 
     /// @brief Asks for the snapshot of @p frame, of at most @p cap bytes, at @p now_ms,

@@ -1,21 +1,20 @@
 #include <retcon/net/server_session.hpp>
 
-#include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
 
 #include <algorithm>
 #include <deque>
-#include <map>
-#include <optional>
 #include <string>
 
 #include "config_check.hpp"
-#include "forensic_upload.hpp"
-#include "forensics.hpp"
-#include "frame_ring.hpp"
-#include "rate_meter.hpp"
+#include "confirmed_stream.hpp"
+#include "desync_verifier.hpp"
+#include "match_recording.hpp"
+#include "refusal_limiter.hpp"
+#include "server_connections.hpp"
+#include "server_hello.hpp"
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
@@ -29,35 +28,7 @@ constexpr std::uint32_t far_future_frames = 1024; // inputs further ahead than t
 } // namespace
 
 struct server_session::impl final : transport_handler, internal::coroutine_memory {
-    struct conn {
-        peer_id peer = no_peer;
-        bool active = false; // handshake done
-        int slot = -1;       // -1: spectator (when active)
-        std::string name;
-        std::string address; // "HOST:PORT" for messages (empty on the simulated network)
-        std::uint64_t connected_at = 0;
-        std::uint64_t last_recv = 0;
-        bool interrupted = false;
-        frame_t ack_confirmed = 0;
-        frame_t sync_frame = 0;
-        frame_t recv_high = 0;
-        internal::arrival_margins margins; // how early its inputs arrive (time sync)
-        std::uint32_t echo_time = 0;
-        std::uint64_t echo_at = 0;
-        session_stats st;
-        internal::rate_meter meter;
-        std::uint64_t bytes_in = 0, bytes_out = 0;
-        std::uint32_t packets_in_second = 0;
-        std::uint64_t second_start = 0;
-        // Claims its own upload contradicted: kept per slot across reconnects, like its uploads.
-        std::uint32_t false_claims = 0;
-        frame_t last_checksum_frame = no_frame;
-        internal::forensic_upload upload; // the snapshot the server asked it for, if any
-        std::uint64_t last_resync = 0;    // when the last snapshot went out (the join's counts)
-        bool resync_due = false;          // a mismatch or a hopeless lag wants a snapshot
-        std::uint64_t ack_moved_at = 0;   // when ack_confirmed last advanced (or a snapshot went out)
-        bool loaded = false;              // acknowledged the last snapshot (an ack at or past its frame)
-    };
+    using conn = internal::server_connection;
 
     session_config cfg;
     world &w;
@@ -65,8 +36,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     transport &net;
     server_options opt;
 
-    std::size_t players, isz, rec;
-    std::uint32_t max_frames_per_packet = 1;
+    std::size_t players, isz;
     double period;
     bool started = false;
     std::uint64_t t0 = 0;
@@ -74,32 +44,24 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     frame_t next_frame = 0;
     std::uint64_t now = 0;
 
-    std::map<peer_id, conn> conns;
-
     // The parts this session orchestrates (docs/net.md, "Inside the sessions"); each connection
-    // also has its arrival margins, rate meter and forensic upload.
-    internal::slot_table slots;          // who holds each player slot
-    internal::slot_inputs inputs;        // each slot's inputs, and the record confirmed for each frame
-    internal::frame_ring history;        // the confirmed record of each recent frame
-    internal::checksum_record checksums; // to verify mismatches (docs/net.md, "Desync forensics")
+    // is a part of its own (server_connection).
+    internal::server_connections conns; // by peer, and the totals that outlive them
+    internal::connection_limits limits; // every connection's deadlines and flood limit
+    internal::refusal_limiter refusals; // connection_refused events: at most one a second
+    internal::slot_table slots;         // who holds each player slot
+    internal::slot_inputs inputs;       // each slot's inputs, and the record confirmed for each frame
+    internal::confirmed_stream stream;  // the confirmed record of each recent frame, as sent
+    internal::desync_verifier verifier; // checksums, uploads, diffs, forensic files (docs/net.md)
 
-    std::uint32_t forensic_writes = 0; // pairs of desync files written (server_options::max_forensic_files)
-    world_image outgoing;              // the snapshot being sent (within one call)
+    world_image outgoing; // the snapshot being sent (within one call)
     std::deque<session_event> events;
-    session_stats departed; // counters of clients that have left
     confirmed_frame_fn recorder;
-    std::optional<replay_writer> recording; // server_options::record_path (docs/net.md)
-    bool recording_started = false;
+    internal::match_recording recording; // server_options::record_path (docs/net.md)
     std::uint32_t transfer_id = 1;
-    internal::upload_budget upload_room{0}; // server-wide, for all forensic uploads in progress
-    // connection_refused events: at most one a second, counting the rest (docs/net.md).
-    std::uint64_t refused_reported_at = 0;
-    bool refused_reported = false;
-    std::uint64_t refused_suppressed = 0;
 
     std::vector<std::byte> out;
     wire::input_msg imsg;
-    wire::confirmed_msg cmsg;
     bool ended = false;   // end_match was called: no more ticks, goodbyes out
     bool ticking = false; // a tick's step request is not stepped yet
     std::uint64_t end_started = 0;
@@ -109,22 +71,18 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         internal::check_config(cfg);
         players = cfg.max_players;
         isz = cfg.input_size;
-        rec = players * (1u + isz);
         period = 1000.0 / cfg.tick_hz;
         slots.reset(players);
         if (const std::string why = server_options_problem(opt); !why.empty()) internal::misuse("%s", why.c_str());
-        upload_room = internal::upload_budget{opt.upload_budget_bytes};
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
-        history.reset(std::max<std::uint32_t>(opt.history_frames, 2u * wire::limits::max_frames_per_packet), rec);
-        const std::uint64_t covered = std::max<std::uint32_t>(opt.forensic_frames, 1u);
-        checksums.reset(static_cast<std::size_t>((covered + opt.forensic_interval - 1u) / opt.forensic_interval),
-                        opt.forensic_interval);
-        cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
-        // Keep every packet under the MTU-sized limit even if the coding doubles the bytes.
-        max_frames_per_packet = static_cast<std::uint32_t>(std::clamp<std::size_t>(
-            (wire::limits::max_packet - 64u) / (2u * rec), 1u, wire::limits::max_frames_per_packet));
+        stream.reset(players, isz, opt.history_frames);
+        verifier.reset(opt);
+        limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
+                  opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
     }
 
+    /// Every event of the session leaves through here: the parts return facts, never events;
+    /// the caller fills the fields its kind carries (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
         session_event &e = events.emplace_back();
         e.kind = k;
@@ -135,8 +93,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void send(conn &c, wire::channel ch, std::span<const std::byte> data) {
-        c.bytes_out += data.size();
-        net.send(c.peer, ch, data);
+        c.count_sent(data.size());
+        net.send(c.peer(), ch, data);
     }
 
     double deadline(frame_t f) const { return static_cast<double>(t0) + (static_cast<double>(f) - f0) * period; }
@@ -144,12 +102,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     // ---------------------------------------------------------------- connections
     void on_connect(peer_id peer) override {
         if (ended) return net.disconnect(peer); // the match is over: nobody new joins
-        conn &c = conns[peer];
-        c.peer = peer;
-        c.address = net.peer_address(peer);
-        c.connected_at = now;
-        c.last_recv = now;
-        c.second_start = now;
+        (void)conns.connect(peer, net.peer_address(peer), now);
     }
 
     /// The transport refused a connection before any handshake (its caps and deadlines).
@@ -158,63 +111,57 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// Reports a connection refused before its handshake, at most once a second: a flood of
     /// half-open connections must not become a flood of events (docs/net.md, "Security model").
     void refused(const std::string &address, const std::string &why) {
-        if (refused_reported && now - refused_reported_at < 1000) {
-            ++refused_suppressed;
-            return;
+        if (auto report = refusals.refused(now, address, why)) {
+            session_event &e = emit(session_event_kind::connection_refused, next_frame, -1, std::move(report->text));
+            e.count = report->count;
+            e.address = address;
         }
-        std::string text = (address.empty() ? std::string{} : address + ": ") + why;
-        if (refused_suppressed != 0)
-            text += " (and " + std::to_string(refused_suppressed) + " more refused since the last report)";
-        emit(session_event_kind::connection_refused, next_frame, -1, std::move(text));
-        refused_reported = true;
-        refused_reported_at = now;
-        refused_suppressed = 0;
-    }
-
-    /// "slot 1 'ann' from 127.0.0.1:5000": who an offender is, for the server's log.
-    static std::string who(const conn &c) {
-        std::string s = !c.active ? "connection" : c.slot >= 0 ? "slot " + std::to_string(c.slot) : "spectator";
-        if (!c.name.empty()) s += " '" + c.name + "'";
-        if (!c.address.empty()) s += " from " + c.address;
-        return s;
     }
 
     void on_disconnect(peer_id peer) override {
         // Before its hello a connection is nobody yet: its end (the transport culling pending
         // connections, or the remote giving up) is a rate-limited refusal, not an event each.
-        if (const auto it = conns.find(peer); it != conns.end() && !it->second.active) {
-            refused(it->second.address, "connection closed before its hello");
-            conns.erase(it);
+        if (const conn *c = conns.find(peer); c && !c->active()) {
+            refused(c->address(), "connection closed before its hello");
+            conns.remove(peer);
             return;
         }
-        drop(peer, "connection closed", false);
+        drop(peer, disconnect_cause::closed, "connection closed", false);
     }
 
-    void drop(peer_id peer, const std::string &why, bool kick) {
-        const auto it = conns.find(peer);
-        if (it == conns.end()) return;
-        conn &c = it->second;
-        if (c.active && c.slot >= 0) {
-            slots.leave(static_cast<std::size_t>(c.slot), c.upload.used(), c.false_claims);
-            emit(session_event_kind::player_left, next_frame, c.slot, why);
+    /// Ends a connection for @p cause (@p reject: the reason of a rejection): player_left for a
+    /// player, then disconnected, both with the facts (docs/net.md, "Events").
+    void drop(peer_id peer, disconnect_cause cause, const std::string &why, bool kick,
+              wire::reject_reason reject = wire::reject_reason::none) {
+        conn *found = conns.find(peer);
+        if (!found) return;
+        conn &c = *found;
+        const auto facts = [&](session_event &e) {
+            e.cause = cause;
+            e.reject = reject;
+            e.name = c.name();
+            e.address = c.address();
+        };
+        if (c.active() && c.slot() >= 0) {
+            slots.leave(static_cast<std::size_t>(c.slot()), c.upload().used(), c.false_claims());
+            facts(emit(session_event_kind::player_left, next_frame, c.slot(), why));
         }
-        emit(session_event_kind::disconnected, next_frame, c.active ? c.slot : -1, why);
-        departed.replaced_inputs += c.st.replaced_inputs; // totals outlive the connection
-        departed.desyncs += c.st.desyncs;
-        departed.unverified_desyncs += c.st.unverified_desyncs;
-        c.upload.finish(upload_room);
+        facts(emit(session_event_kind::disconnected, next_frame, c.active() ? c.slot() : -1, why));
+        (void)verifier.abandon(c.upload());
         if (kick) net.disconnect(peer);
-        conns.erase(it);
+        conns.remove(peer); // its totals outlive it
     }
 
-    void hostile(conn &c, const std::string &why) { drop(c.peer, "disconnected: " + why + " (" + who(c) + ")", true); }
+    void hostile(conn &c, const std::string &why) {
+        drop(c.peer(), disconnect_cause::violation, "disconnected: " + why + " (" + c.describe() + ")", true);
+    }
 
     void reject(conn &c, wire::reject_reason reason, const std::string &text) {
         wire::reject_msg m{reason, text};
         wire::encode(m, out);
         send(c, wire::channel::control, out);
         net.flush();
-        drop(c.peer, "rejected: " + text + " (" + who(c) + ")", true);
+        drop(c.peer(), disconnect_cause::rejected, "rejected: " + text + " (" + c.describe() + ")", true, reason);
     }
 
     void send_snapshot(conn &c) {
@@ -222,120 +169,76 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const auto file = encode_snapshot_file(outgoing, w.get_schema(), 1);
         internal::send_snapshot_chunks(transfer_id++, next_frame, file,
                                        [&](std::span<const std::byte> b) { send(c, wire::channel::snapshots, b); });
-        c.sync_frame = next_frame;
-        c.ack_confirmed = next_frame;
-        c.last_resync = now;
-        c.ack_moved_at = now;
-        c.resync_due = false;
-        c.loaded = false;
+        c.snapshot_sent(next_frame, now);
     }
 
     /// Asks for a resynchronising snapshot: sent now, or once resync_interval_ms has passed
     /// since the last one (poll sends it). False when it had to wait.
     bool request_resync(conn &c) {
-        c.resync_due = true;
-        if (now - c.last_resync < opt.resync_interval_ms) return false;
+        if (!c.want_resync(now, limits)) return false;
         send_snapshot(c);
         return true;
-    }
-
-    std::size_t spectators() const {
-        return static_cast<std::size_t>(std::count_if(
-            conns.begin(), conns.end(), [](const auto &kv) { return kv.second.active && kv.second.slot < 0; }));
     }
 
     void handle_hello(conn &c, std::span<const std::byte> data) {
         wire::hello_msg h;
         if (auto r = wire::decode(data, h); !r) {
             // Another version's hello has another layout: refuse it by name, never as hostile.
-            if (r.code() == errc::bad_version && !c.active)
+            if (r.code() == errc::bad_version && !c.active())
                 return reject(c, wire::reject_reason::protocol,
                               "protocol version " + std::to_string(wire::peek_hello_version(data)) +
                                   ", server speaks " + std::to_string(wire::protocol_version));
             return hostile(c, "malformed hello: " + r.message());
         }
-        if (c.active) return; // duplicate hello: ignored
-        c.name = h.name;      // for the log, also if refused
-        // Input records travel as raw bytes and snapshots are memcpy images: byte order is part
-        // of what the peers must share (docs/protocol.md, "Handshake").
-        if (h.big_endian)
-            return reject(c, wire::reject_reason::protocol,
-                          "the client is big-endian; retcon peers are little-endian only");
-        if (h.schema_hash != w.schema_hash())
-            return reject(c, wire::reject_reason::schema,
-                          "world schema differs from the server's (different game build?)");
-        if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)
-            return reject(c, wire::reject_reason::input, "input layout differs from the server's");
-        if (h.content_version != cfg.content_version)
-            return reject(c, wire::reject_reason::content,
-                          "content version " + std::to_string(h.content_version) + ", server has " +
-                              std::to_string(cfg.content_version));
-        // A host's admission check (join tokens: docs/hosting.md) may refuse, or bind the slot.
-        server_admission adm;
-        if (opt.admission) {
-            adm = opt.admission(c.peer, h);
-            if (!adm.allowed) return reject(c, adm.reason, adm.text);
-            if (!h.spectator && adm.slot >= static_cast<int>(players))
-                return reject(c, wire::reject_reason::full, "no slot " + std::to_string(adm.slot) + " in this match");
-        }
+        if (c.active()) return; // duplicate hello: ignored
+        c.set_name(h.name);     // for the log, also if refused
+        const internal::hello_verdict v =
+            internal::judge_hello(c.peer(), h, w.schema_hash(), cfg, opt, conns.spectators(), slots);
+        if (!v.admitted) return reject(c, v.reason, v.text);
+        if (v.replaces != no_peer) drop(v.replaces, disconnect_cause::replaced, v.replace_reason, true);
+        const int slot = v.slot;
+        net.admit(c.peer()); // no longer pending: the transport's culling never touches it
         // Player slots, tick rate and input delays are the server's: the welcome tells the client.
-        int slot = -1;
-        if (h.spectator && spectators() >= opt.max_spectators)
-            return reject(c, wire::reject_reason::spectators,
-                          "no free spectator place (the server allows " + std::to_string(opt.max_spectators) + ")");
-        if (!h.spectator) {
-            const internal::slot_claim claim = slots.claim(c.peer, h.reconnect_token, adm.slot, adm.player_id);
-            if (claim.slot < 0) return reject(c, claim.refusal, claim.refusal_text);
-            if (claim.replaces != no_peer) drop(claim.replaces, claim.replace_reason, true);
-            slot = claim.slot;
-        }
-        c.active = true;
-        c.slot = slot;
-        net.admit(c.peer); // no longer pending: the transport's culling never touches it
-        wire::welcome_msg m;
-        m.max_players = static_cast<std::uint8_t>(players);
-        m.tick_hz = cfg.tick_hz;
-        m.input_delay = cfg.input_delay;
-        m.max_input_delay = std::max(cfg.input_delay, cfg.max_input_delay);
-        m.server_frame = next_frame;
-        m.report_checksums = slot >= 0 || opt.verify_spectators;
+        wire::welcome_msg m = internal::make_welcome(cfg, next_frame, slot, opt.verify_spectators);
+        std::uint32_t uploads = 0, false_claims = 0;
         if (slot >= 0) {
             const auto s = static_cast<std::size_t>(slot);
-            const auto &taken = slots.take(s, c.peer, !h.reconnect_token.empty(), adm.player_id);
+            const auto &taken = slots.take(s, c.peer(), !h.reconnect_token.empty(), v.player_id);
             inputs.assign(s);
-            c.upload.set_used(taken.uploads);
-            c.false_claims = taken.false_claims;
+            uploads = taken.uploads;
+            false_claims = taken.false_claims;
             m.slot = static_cast<std::uint8_t>(slot);
             m.token = taken.token;
         }
-        c.recv_high = next_frame;
+        c.activate(slot, next_frame, uploads, false_claims);
         wire::encode(m, out);
         send(c, wire::channel::control, out);
         send_snapshot(c);
-        if (slot >= 0) emit(session_event_kind::player_joined, next_frame, slot, c.name);
+        if (slot >= 0) {
+            session_event &e = emit(session_event_kind::player_joined, next_frame, slot, c.name());
+            e.name = c.name();
+            e.address = c.address();
+        }
     }
 
     void handle_input(conn &c, std::span<const std::byte> data) {
-        if (!c.active) return hostile(c, "input before the handshake");
+        if (!c.active()) return hostile(c, "input before the handshake");
         if (auto r = wire::decode(data, isz, {}, imsg); !r) return hostile(c, "malformed input packet: " + r.message());
-        if (c.slot < 0) { // a spectator only acknowledges (and may report checksums)
+        if (c.slot() < 0) { // a spectator only acknowledges (and may report checksums)
             if (imsg.slot != 0xff || imsg.count != 0) return hostile(c, "a spectator sent inputs");
             return note_feedback(c);
         }
-        if (imsg.slot != c.slot)
+        if (imsg.slot != c.slot())
             return hostile(c, "input claimed for slot " + std::to_string(imsg.slot) + ", this client holds " +
-                                  std::to_string(c.slot));
+                                  std::to_string(c.slot()));
         if (imsg.first_frame + imsg.count > next_frame + far_future_frames)
             return hostile(c, "input for frame " + std::to_string(imsg.first_frame) + ", far beyond server frame " +
                                   std::to_string(next_frame));
-        const auto slot = static_cast<std::size_t>(c.slot);
+        const auto slot = static_cast<std::size_t>(c.slot());
         if (imsg.count > 0) inputs.note_inputs(slot, imsg.first_frame, next_frame);
         for (std::uint32_t k = 0; k < imsg.count; ++k) {
             const frame_t f = imsg.first_frame + k;
-            if (f >= c.recv_high) { // first arrival of this frame's input: how early was it?
-                c.margins.add(deadline(f) - static_cast<double>(now));
-                c.recv_high = f + 1u;
-            }
+            c.note_arrival(f, [this](frame_t g) { return deadline(g) - static_cast<double>(now); });
             if (f >= next_frame) inputs.receive(slot, f, imsg.inputs.data() + std::size_t{k} * isz);
         }
         note_feedback(c);
@@ -344,24 +247,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// What every input message carries besides inputs: the client's acknowledgement of
     /// confirmed frames, its clock for the round trip, and a checksum to compare.
     void note_feedback(conn &c) {
-        // Progress: the acknowledgement advanced, or reached the frame of the last snapshot
-        // (the client loaded it: it acknowledges from that frame on).
-        if (imsg.ack_confirmed <= next_frame &&
-            (imsg.ack_confirmed > c.ack_confirmed || (!c.loaded && imsg.ack_confirmed >= c.sync_frame))) {
-            c.ack_moved_at = now;
-            if (imsg.ack_confirmed >= c.sync_frame) c.loaded = true;
-        }
-        c.ack_confirmed = std::clamp(imsg.ack_confirmed, c.ack_confirmed, next_frame);
-        c.echo_time = imsg.client_time_ms;
-        c.echo_at = now;
+        c.note_feedback(imsg.ack_confirmed, next_frame, imsg.client_time_ms, now);
         if (imsg.checksum_frame != no_frame) check_hash(c, imsg.checksum_frame, imsg.checksum);
-    }
-
-    /// The largest upload accepted for a frame whose nearest kept image is @p own: a small
-    /// multiple of it, never above max_upload_bytes (docs/net.md, "Security model").
-    std::size_t upload_cap(const world_image &own) const {
-        const std::uint64_t cap = std::uint64_t{opt.upload_size_factor} * own.size() + 4096u;
-        return static_cast<std::size_t>(std::min<std::uint64_t>(cap, opt.max_upload_bytes));
     }
 
     /// A mismatch no upload verified. @p false_claim: the client's own upload contradicted its
@@ -369,41 +256,28 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// max_false_claims it is dropped and this returns false (@p c is then gone). Reasons that
     /// are the server's (quota, budget, its snapshot gone) or the link's (no upload in time)
     /// are counted, never held against the client.
-    bool note_unverified(conn &c, frame_t frame, const std::string &why, bool false_claim = false) {
-        ++c.st.unverified_desyncs;
-        emit(session_event_kind::desync_unverified, frame, c.slot, "checksum mismatch not verified: " + why);
-        if (!false_claim || ++c.false_claims <= opt.max_false_claims) return true;
-        hostile(c, std::to_string(c.false_claims) + " checksum mismatches its own snapshot uploads contradicted");
+    bool note_unverified(conn &c, frame_t frame, unverified_reason reason, const std::string &why,
+                         bool false_claim = false) {
+        ++c.stats().unverified_desyncs;
+        emit(session_event_kind::desync_unverified, frame, c.slot(), "checksum mismatch not verified: " + why)
+            .unverified = reason;
+        if (!false_claim) return true;
+        const std::uint32_t claims = c.add_false_claim();
+        if (claims <= opt.max_false_claims) return true;
+        hostile(c, std::to_string(claims) + " checksum mismatches its own snapshot uploads contradicted");
         return false;
     }
 
     void check_hash(conn &c, frame_t frame, std::uint64_t h) {
         // Spectators report only when asked (welcome flags); a claim nobody asked for is ignored.
-        if (c.slot < 0 && !opt.verify_spectators) return;
-        // A resync is on its way: claims until it lands stem from the same divergence.
-        if (c.resync_due) return;
-        if (c.last_checksum_frame != no_frame && frame <= c.last_checksum_frame) return;
-        const auto expected = checksums.hash_after(frame);
-        if (!expected || frame < c.sync_frame) return;
-        c.last_checksum_frame = frame;
-        if (*expected == h) return;
-        // Only an upload that differs from the server's own image makes a desync verified; a
-        // claim alone costs the server one rate-limited snapshot at most. The image of that
-        // frame is rebuilt when the upload is complete; the kept image it starts from sizes
-        // the upload's cap.
+        if (!c.wants_claim(frame, opt.verify_spectators)) return;
         std::string unverified;
-        const world_image *own = checksums.base_for(frame, history);
-        std::size_t cap = 0;
-        if (const char *why = c.upload.refusal(opt.max_uploads_per_client)) unverified = why;
-        else if (!own)
-            unverified = "server snapshot of that frame no longer held";
-        else if (cap = upload_cap(*own); !upload_room.fits(cap))
-            unverified = "the server's upload budget is in use";
-        if (!unverified.empty()) {
-            if (!note_unverified(c, frame, unverified)) return;
-        } else {
-            c.upload.request(frame, cap, now, upload_room);
-        }
+        unverified_reason reason = unverified_reason::none;
+        const auto outcome = verifier.claim(frame, h, c.upload(), stream.history(), now, reason, unverified);
+        if (outcome == internal::desync_verifier::claim_outcome::not_held) return;
+        c.claim_compared(frame);
+        if (outcome == internal::desync_verifier::claim_outcome::agrees) return;
+        if (reason != unverified_reason::none && !note_unverified(c, frame, reason, unverified)) return;
         // An empty text asks the client for its snapshot; otherwise say why not (a client
         // uploads only when asked).
         const std::string text = unverified.empty() ? "" : "checksum mismatch (not diffed: " + unverified + ")";
@@ -416,70 +290,40 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     void handle_upload(conn &c, std::span<const std::byte> data) {
         wire::snapshot_chunk_msg m;
         if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed snapshot chunk: " + r.message());
-        switch (c.upload.add(m)) {
+        switch (c.upload().add(m)) {
         case internal::forensic_upload::chunk::late: return; // of a request that timed out or was answered
         case internal::forensic_upload::chunk::unrequested: return hostile(c, "unrequested snapshot upload");
         case internal::forensic_upload::chunk::inconsistent:
-            return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload.cap()) +
+            return hostile(c, "inconsistent or oversized snapshot upload (cap " + std::to_string(c.upload().cap()) +
                                   " bytes)");
         case internal::forensic_upload::chunk::accepted: return;
         case internal::forensic_upload::chunk::complete: break;
         }
-        const frame_t frame = c.upload.frame();
-        read_limits limits;
-        limits.max_image_bytes = c.upload.cap(); // the decompressed image is capped like the file
-        auto theirs = parse_snapshot_file(c.upload.bytes(), "snapshot uploaded by " + who(c), limits);
-        c.upload.finish(upload_room);
-        std::string names;
-        const world_image *own = nullptr;
-        bool verified = false;
-        if (!theirs) names = "client snapshot unreadable: " + theirs.message();
-        else if ((own = checksums.image_after(frame, w.get_schema(), history, step, players, isz, names)) != nullptr) {
-            auto d = diff(*own, w.get_schema(), theirs->image, theirs->schema);
-            if (d) {
-                names = internal::name_divergence(*d, "the server's", "the client's").summary;
-                verified = !names.empty();
-            }
-            if (!opt.forensics_dir.empty() && forensic_writes < opt.max_forensic_files) {
-                ++forensic_writes;
-                // Named by the frame whose state the files hold: the hash of frame F differed,
-                // so both hold the world after F, i.e. at the start of frame F + 1 (docs/net.md).
-                const auto stem = "desync-slot" + std::to_string(c.slot) + "-frame" + std::to_string(frame + 1u);
-                (void)write_snapshot_file(opt.forensics_dir / (stem + "-server.rcs"), *own, w.get_schema());
-                (void)write_snapshot_file(opt.forensics_dir / (stem + "-client.rcs"), theirs->image, theirs->schema);
-            }
-        }
-        if (names.empty()) names = "no difference found in the uploaded snapshot";
-        wire::desync_msg dm{frame, names};
+        const auto v =
+            verifier.verify(c.upload(), c.describe(), c.slot(), w.get_schema(), stream.history(), step, players, isz);
+        wire::desync_msg dm{v.frame, v.names};
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
-        if (!verified) {
-            // The client's fault: an unreadable upload, or one that shows no difference.
-            (void)note_unverified(c, frame, names, !theirs || own != nullptr);
+        for (const auto &f : v.files_failed) // the verdict stands; the operator learns the files are missing
+            emit(session_event_kind::recording_failed, v.frame, c.slot(), f.path.string() + ": " + f.why).path =
+                f.path.string();
+        if (!v.verified) {
+            (void)note_unverified(c, v.frame, v.reason, v.names, v.false_claim);
             return;
         }
-        ++c.st.desyncs;
-        emit(session_event_kind::desync_detected, frame, c.slot, names);
+        ++c.stats().desyncs;
+        emit(session_event_kind::desync_detected, v.frame, c.slot(), v.names).diverging = v.diverging;
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
-        const auto it = conns.find(peer);
-        if (it == conns.end()) return;
-        conn &c = it->second;
-        c.bytes_in += data.size();
-        c.last_recv = now;
-        if (c.interrupted) {
-            c.interrupted = false;
-            emit(session_event_kind::network_resumed, next_frame, c.slot);
-        }
-        if (now - c.second_start >= 1000) {
-            c.second_start = now;
-            c.packets_in_second = 0;
-        }
+        conn *found = conns.find(peer);
+        if (!found) return;
+        conn &c = *found;
+        if (c.heard(now, data.size())) emit(session_event_kind::network_resumed, next_frame, c.slot());
         // Chunks of an upload the server asked for are bounded by its cap and timeout instead:
         // an honest upload of half a megabyte is more than 600 packets a second on a fast link.
-        const bool awaited_chunk = ch == wire::channel::snapshots && c.upload.awaiting();
-        if (!awaited_chunk && ++c.packets_in_second > opt.max_packets_per_second) return hostile(c, "packet flood");
+        const bool awaited_chunk = ch == wire::channel::snapshots && c.upload().awaiting();
+        if (c.flooding(now, limits, awaited_chunk)) return hostile(c, "packet flood");
         if (ch == wire::channel::inputs && data.size() > wire::limits::max_packet)
             return hostile(c, "oversized packet (" + std::to_string(data.size()) + " bytes)");
         const auto kind = static_cast<wire::message_kind>(wire::peek_kind(data));
@@ -494,39 +338,26 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             if (ch != wire::channel::snapshots) return hostile(c, "snapshot chunk on the wrong channel");
             return handle_upload(c, data);
         case wire::message_kind::bye: // while ending: the client acknowledges our goodbye
-            return drop(peer, ended ? "match ended" : "left the match", true);
+            return ended ? drop(peer, disconnect_cause::match_ended, "match ended", true)
+                         : drop(peer, disconnect_cause::left, "left the match", true);
         default: return hostile(c, "unexpected message kind " + std::to_string(static_cast<int>(kind)));
         }
     }
 
     // ---------------------------------------------------------------- recording
-    void recording_failed(const std::string &why) {
-        emit(session_event_kind::recording_failed, next_frame, -1, opt.record_path.string() + ": " + why);
-        recording.reset(); // the file keeps what was written (readable up to its last chunk)
+    void recording_failed(const result<void> &r) {
+        if (!r)
+            emit(session_event_kind::recording_failed, next_frame, -1, opt.record_path.string() + ": " + r.message())
+                .path = opt.record_path.string();
     }
 
     /// Creates the replay at the first tick, with the world as it is before that frame.
     void start_recording() {
-        recording_started = true;
-        if (opt.record_path.empty()) return;
         replay_settings rs = opt.record_settings;
         rs.players = static_cast<std::uint32_t>(players);
         rs.input_size = static_cast<std::uint32_t>(isz);
         rs.tick_hz = cfg.tick_hz;
-        auto writer = replay_writer::create(opt.record_path, w, next_frame, std::move(rs));
-        if (!writer) return recording_failed(writer.message());
-        recording.emplace(std::move(*writer));
-    }
-
-    void record(const frame_inputs &fi, std::uint64_t h) {
-        if (!recording) return;
-        if (auto r = recording->add_frame(fi, w, h); !r) recording_failed(r.message());
-    }
-
-    void finish_recording() {
-        if (!recording) return;
-        if (auto r = recording->finish(); !r) recording_failed(r.message());
-        recording.reset();
+        recording_failed(recording.start(opt.record_path, w, next_frame, std::move(rs)));
     }
 
     // ---------------------------------------------------------------- tick
@@ -540,23 +371,22 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             end_match();
             co_return false;
         }
-        if (!recording_started) start_recording();
+        if (!recording.started()) start_recording();
         const frame_t f = next_frame;
-        std::byte *r = history.put(f);
+        std::byte *r = stream.put(f);
         inputs.confirm(
             f, r,
             [this](std::size_t s) -> conn * {
-                const auto it = slots[s].owner == no_peer ? conns.end() : conns.find(slots[s].owner);
-                return it == conns.end() ? nullptr : &it->second;
+                return slots[s].owner == no_peer ? nullptr : conns.find(slots[s].owner);
             },
-            [](conn *c) { ++c->st.replaced_inputs; });
+            [](conn *c) { ++c->stats().replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
         co_yield step_request{&w, fi, false};
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
-        if (checksum || recorder || recording) h = hash(w);
-        if (checksum) checksums.note(w, f, f / cfg.checksum_interval, h);
-        record(fi, h);
+        if (checksum || recorder || recording.recording()) h = hash(w);
+        if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
+        if (recording.recording()) recording_failed(recording.add(fi, w, h));
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
@@ -578,41 +408,19 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     void broadcast() {
         for (auto &[peer, c] : conns) {
-            if (!c.active) continue;
-            frame_t first = std::max(c.ack_confirmed, c.sync_frame);
-            if (next_frame - first + 8u > history.capacity()) { // hopelessly behind: start over from a snapshot
+            if (!c.active()) continue;
+            frame_t first = c.first_unacknowledged();
+            if (stream.hopeless(first, next_frame)) { // start over from a snapshot
                 // Never a second snapshot behind one not yet loaded: a slow loader would only
                 // fall further behind (load_timeout_ms ends the wait).
-                if (!c.loaded || !request_resync(c)) continue;
-                first = c.sync_frame;
+                if (!c.loaded() || !request_resync(c)) continue;
+                first = c.sync_frame();
             }
-            // A client whose acknowledgements stopped gets the stream at a quarter of the rate,
-            // so one that never acknowledges cannot turn every tick into a full packet of
-            // resent frames (docs/net.md, "Security model").
-            if (first + 1u < next_frame && now - c.ack_moved_at >= cfg.interrupt_ms && next_frame % 4u != 0u) continue;
-            const std::uint32_t count = std::min<std::uint32_t>(next_frame - first, max_frames_per_packet);
-            cmsg.first_frame = first;
-            cmsg.count = static_cast<std::uint8_t>(count);
-            cmsg.players = static_cast<std::uint8_t>(players);
-            cmsg.server_frame = next_frame;
-            cmsg.base = first > c.sync_frame && history.has(first - 1u) ? 1 : 0;
-            cmsg.frames.clear();
-            for (std::uint32_t k = 0; k < count; ++k) {
-                const std::byte *r = history.get(first + k);
-                cmsg.frames.insert(cmsg.frames.end(), r, r + rec);
-            }
-            cmsg.ack_input =
-                c.slot >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot), next_frame) : next_frame;
-            cmsg.margin_ms = c.margins.low_percentile();
-            c.st.margin_ms = cmsg.margin_ms;
-            cmsg.echo_time_ms = c.echo_time;
-            cmsg.hold_ms = static_cast<std::uint16_t>(std::min<std::uint64_t>(now - c.echo_at, 65535u));
-            const std::byte *base = cmsg.base ? history.get(first - 1u) : nullptr;
-            wire::encode(cmsg, isz, base ? std::span<const std::byte>(base, rec) : std::span<const std::byte>{}, out);
+            if (c.throttled(first, next_frame, now, limits)) continue; // its acknowledgements stopped
+            const frame_t ack_input =
+                c.slot() >= 0 ? inputs.first_missing(static_cast<std::size_t>(c.slot()), next_frame) : next_frame;
+            stream.encode(c, first, next_frame, ack_input, now, out);
             send(c, wire::channel::inputs, out);
-            c.st.current_frame = next_frame;
-            c.st.confirmed_frame = c.ack_confirmed;
-            ++c.st.confirmed_frames;
         }
         net.flush();
     }
@@ -629,27 +437,20 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         net.poll(t, *this);
         std::vector<peer_id> silent;
         for (auto &[peer, c] : conns) {
-            const std::uint64_t quiet = now - c.last_recv;
-            if (!c.interrupted && quiet >= cfg.interrupt_ms) {
-                c.interrupted = true;
-                emit(session_event_kind::network_interrupted, next_frame, c.slot);
-            }
-            if (quiet >= cfg.disconnect_ms) silent.push_back(peer);
-            const auto ts = net.peer_stats(peer);
-            if (ts.rtt_ms) {
-                c.st.rtt_ms = ts.rtt_ms;
-                c.st.jitter_ms = ts.rtt_variance_ms;
-                c.st.loss = ts.packet_loss;
-            }
-            c.meter.update(now, c.st, c.bytes_in, c.bytes_out);
+            const internal::connection_silence quiet = c.quiet(now, limits);
+            if (quiet.interrupted) emit(session_event_kind::network_interrupted, next_frame, c.slot());
+            if (quiet.silent) silent.push_back(peer);
+            c.note_link(net.peer_stats(peer), now);
         }
-        for (const auto p : silent) drop(p, "silent for " + std::to_string(cfg.disconnect_ms) + " ms", true);
+        for (const auto p : silent)
+            drop(p, disconnect_cause::timed_out, "silent for " + std::to_string(cfg.disconnect_ms) + " ms", true);
         enforce_deadlines();
         if (ended && !conns.empty() && now - end_started >= opt.end_timeout_ms) {
             std::vector<peer_id> left;
             for (const auto &[peer, c] : conns) left.push_back(peer);
             for (const auto p : left)
-                drop(p, "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms",
+                drop(p, disconnect_cause::timed_out,
+                     "match ended; goodbye not acknowledged within " + std::to_string(opt.end_timeout_ms) + " ms",
                      true);
         }
     }
@@ -658,34 +459,31 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     void enforce_deadlines() {
         std::vector<peer_id> half_open, stalled, not_loading;
         for (auto &[peer, c] : conns) {
-            if (!c.active && now - c.connected_at >= opt.hello_timeout_ms) half_open.push_back(peer);
-            else if (c.active && !c.loaded && now - c.last_resync >= opt.load_timeout_ms)
-                not_loading.push_back(peer);
-            else if (c.upload.overdue(now, opt.upload_timeout_ms))
-                stalled.push_back(peer);
-            else if (c.active && c.resync_due && now - c.last_resync >= opt.resync_interval_ms)
-                send_snapshot(c);
+            switch (c.passed_deadline(now, limits)) {
+            case internal::connection_deadline::none: break;
+            case internal::connection_deadline::hello: half_open.push_back(peer); break;
+            case internal::connection_deadline::load: not_loading.push_back(peer); break;
+            case internal::connection_deadline::upload: stalled.push_back(peer); break;
+            case internal::connection_deadline::resync: send_snapshot(c); break;
+            }
         }
+        // Each list holds connections still there: dropping one drops no other.
         for (const auto p : not_loading)
-            hostile(conns.find(p)->second,
-                    "did not acknowledge its snapshot within " + std::to_string(opt.load_timeout_ms) + " ms");
-        if (refused_suppressed != 0 && now - refused_reported_at >= 1000) { // a burst, then quiet: say how many
-            emit(session_event_kind::connection_refused, next_frame, -1,
-                 std::to_string(refused_suppressed) + " more connections refused since the last report");
-            refused_reported_at = now;
-            refused_suppressed = 0;
-        }
+            if (conn *c = conns.find(p))
+                hostile(*c, "did not acknowledge its snapshot within " + std::to_string(opt.load_timeout_ms) + " ms");
+        if (auto report = refusals.flush(now)) // a burst, then quiet: say how many
+            emit(session_event_kind::connection_refused, next_frame, -1, std::move(report->text)).count = report->count;
         for (const auto p : half_open) {
-            const auto it = conns.find(p);
-            refused(it->second.address,
-                    "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
+            if (const conn *c = conns.find(p))
+                refused(c->address(), "no hello within " + std::to_string(opt.hello_timeout_ms) + " ms of connecting");
             net.disconnect(p);
-            conns.erase(it);
+            conns.remove(p);
         }
         for (const auto p : stalled) {
-            conn &c = conns.find(p)->second;
-            const frame_t frame = c.upload.finish(upload_room);
-            (void)note_unverified(c, frame,
+            conn *c = conns.find(p);
+            if (!c) continue;
+            const frame_t frame = verifier.abandon(c->upload());
+            (void)note_unverified(*c, frame, unverified_reason::upload_timed_out,
                                   "the client's snapshot did not arrive within " +
                                       std::to_string(opt.upload_timeout_ms) + " ms");
         }
@@ -698,16 +496,16 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (ended) return;
         ended = true;
         end_started = now;
-        finish_recording();
+        recording_failed(recording.finish());
         wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::match_ended)}, out);
         std::vector<peer_id> joining;
         for (auto &[peer, c] : conns) {
-            if (c.active) send(c, wire::channel::control, out);
+            if (c.active()) send(c, wire::channel::control, out);
             else
                 joining.push_back(peer); // mid-handshake: nothing to say goodbye to
         }
         net.flush();
-        for (const auto p : joining) drop(p, "match ended", true);
+        for (const auto p : joining) drop(p, disconnect_cause::match_ended, "match ended", true);
     }
 
     bool finished() const noexcept { return ended && conns.empty(); }
@@ -746,21 +544,11 @@ int server_session::players() const noexcept { return static_cast<int>(impl_->sl
 session_stats server_session::client_stats(int slot) const {
     if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->players) return {};
     const auto owner = impl_->slots[static_cast<std::size_t>(slot)].owner;
-    const auto it = impl_->conns.find(owner);
-    return it == impl_->conns.end() ? session_stats{} : it->second.st;
+    const auto *c = impl_->conns.find(owner);
+    return c ? c->stats() : session_stats{};
 }
 session_stats server_session::totals() const {
-    session_stats t;
-    t.replaced_inputs = impl_->departed.replaced_inputs;
-    t.desyncs = impl_->departed.desyncs;
-    t.unverified_desyncs = impl_->departed.unverified_desyncs;
-    for (const auto &[peer, c] : impl_->conns) {
-        t.replaced_inputs += c.st.replaced_inputs;
-        t.desyncs += c.st.desyncs;
-        t.unverified_desyncs += c.st.unverified_desyncs;
-        t.bytes_in_per_s += c.st.bytes_in_per_s;
-        t.bytes_out_per_s += c.st.bytes_out_per_s;
-    }
+    session_stats t = impl_->conns.totals();
     t.current_frame = impl_->next_frame;
     return t;
 }

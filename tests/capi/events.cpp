@@ -112,8 +112,9 @@ TEST_CASE("the C event enums mirror the C++ tables", "[capi][events]") {
                                                RC_UNVERIFIED_UPLOAD_TIMED_OUT,
                                                RC_UNVERIFIED_UNREADABLE,
                                                RC_UNVERIFIED_NO_DIFFERENCE,
-                                               RC_UNVERIFIED_REBUILD_FAILED};
-    REQUIRE(std::size(unverified) == static_cast<std::size_t>(retcon::unverified_reason::rebuild_failed) + 1u);
+                                               RC_UNVERIFIED_REBUILD_FAILED,
+                                               RC_UNVERIFIED_UPLOAD_IN_PROGRESS};
+    REQUIRE(std::size(unverified) == static_cast<std::size_t>(retcon::unverified_reason::upload_in_progress) + 1u);
     for (std::size_t i = 0; i < std::size(unverified); ++i) {
         CHECK(static_cast<std::size_t>(unverified[i]) == i);
         CHECK(std::string{rc_unverified_reason_name(unverified[i])} ==

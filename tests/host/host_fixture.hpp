@@ -272,15 +272,14 @@ struct test_client {
     }
     [[nodiscard]] bool running() const { return s->state() == client_state::running; }
     [[nodiscard]] bool rejected() const { return s->state() == client_state::rejected; }
-    [[nodiscard]] bool saw(session_event_kind kind, const std::string &text = {}) const {
-        return std::any_of(events.begin(), events.end(), [&](const session_event &e) {
-            return e.kind == kind && e.text.find(text) != std::string::npos;
-        });
+    [[nodiscard]] bool saw(session_event_kind kind) const {
+        return std::any_of(events.begin(), events.end(), [&](const session_event &e) { return e.kind == kind; });
     }
-    [[nodiscard]] std::string event_text(session_event_kind kind) const {
-        for (const auto &e : events)
-            if (e.kind == kind) return e.text;
-        return {};
+    /// @brief Refused for @p reason (the event's typed field; its text is for logs).
+    [[nodiscard]] bool rejected_for(wire::reject_reason reason) const {
+        return std::any_of(events.begin(), events.end(), [&](const session_event &e) {
+            return e.kind == session_event_kind::rejected && e.reject == reason;
+        });
     }
     [[nodiscard]] std::string all_events() const {
         std::string out;

@@ -213,7 +213,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
     // No token.
     auto &none = connect(clients, port);
     REQUIRE(pump(clients, [&] { return none.rejected(); }));
-    CHECK(none.saw(session_event_kind::rejected, "no join token"));
+    CHECK(none.rejected_for(wire::reject_reason::join_token));
     // Forged: one byte of the body changed after signing (the nonce: the token still decodes).
     {
         auto forged = first_token;
@@ -222,7 +222,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.join_token = forged;
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "does not verify"));
+        CHECK(cl.rejected_for(wire::reject_reason::join_token));
     }
     // Expired.
     {
@@ -233,7 +233,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.join_token = lobby.sign(t);
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "expired"));
+        CHECK(cl.rejected_for(wire::reject_reason::join_token));
     }
     // Another fleet.
     {
@@ -243,7 +243,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.join_token = lobby.sign(t);
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "fleet 'other-fleet'"));
+        CHECK(cl.rejected_for(wire::reject_reason::join_token));
     }
     CHECK(h.host->metrics().matches_opened == 0); // published once a second: 0 is 0 either way
 
@@ -274,7 +274,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.join_token = first_token;
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "already used"));
+        CHECK(cl.rejected_for(wire::reject_reason::join_token));
         CHECK(first.running());
         CHECK(first.s->slot() == 2);
         REQUIRE(pump(clients, [&] { return playing_frame() > before + 30; }));
@@ -292,7 +292,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.join_token = lobby.sign(lobby.token("duel-1", 1, 1003, params_of(3, 5, "map=desert")));
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "settings differ"));
+        CHECK(cl.rejected_for(wire::reject_reason::match));
         REQUIRE(pump(clients, [&] { return playing_frame() > before + 30; }));
     }
     // A third player takes slot 1 for a while (the result names it).
@@ -325,7 +325,7 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
         opt.reconnect_token = back_token;
         auto &cl = connect(clients, port, opt);
         REQUIRE(pump(clients, [&] { return cl.rejected() || cl.running(); }));
-        CHECK(cl.saw(session_event_kind::rejected, "belongs to another player"));
+        CHECK(cl.rejected_for(wire::reject_reason::token));
         CHECK(second.running());
     }
     {

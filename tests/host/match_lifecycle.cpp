@@ -32,8 +32,8 @@ session_event event(session_event_kind kind, int slot, std::string text = {}) {
 
 TEST_CASE("lifecycle: joins name their slot, leaving clears presence until the match ends", "[host][lifecycle]") {
     auto m = two_slot_match();
-    const auto joined = event(session_event_kind::player_joined, 1, "ada");
-    CHECK(joined_player_name(joined) == "ada");
+    auto joined = event(session_event_kind::player_joined, 1, "ada joined"); // the text is only for logs
+    joined.name = "ada";
     CHECK(apply_event(m, joined) == event_effect::joined);
     CHECK(m.joins == 1);
     CHECK(m.had_player);
@@ -48,7 +48,15 @@ TEST_CASE("lifecycle: joins name their slot, leaving clears presence until the m
     // A slot out of range (a spectator's -1) changes no slot.
     CHECK(apply_event(m, event(session_event_kind::player_joined, 5, "x")) == event_effect::joined);
     CHECK(m.slots[0].name.empty());
-    CHECK(apply_event(m, event(session_event_kind::recording_failed, -1)) == event_effect::recording_failed);
+    // A forensic desync file that could not be written is not the replay; the replay is.
+    auto forensic = event(session_event_kind::recording_failed, -1);
+    forensic.path = "forensics/desync-slot0-frame9-server.rcs";
+    CHECK(apply_event(m, forensic) == event_effect::none);
+    CHECK_FALSE(m.recording_failed);
+    m.replay = "replays/m.rcr";
+    auto replay = event(session_event_kind::recording_failed, -1);
+    replay.path = m.replay.string();
+    CHECK(apply_event(m, replay) == event_effect::recording_failed);
     CHECK(m.recording_failed);
 }
 

@@ -32,14 +32,14 @@ wire::snapshot_chunk_msg piece(frame_t frame, std::uint32_t offset, std::uint32_
 TEST_CASE("forensic_upload: one request at a time, within the quota, its cap reserved from the budget") {
     upload_budget budget{1000};
     forensic_upload u;
-    CHECK(u.refusal(2) == nullptr);
+    CHECK(u.refusal(2) == unverified_reason::none);
     u.request(40, 600, 5000, budget);
     CHECK(u.awaiting());
     CHECK(u.frame() == 40u);
     CHECK(u.cap() == 600u);
     CHECK(budget.used() == 600u);
     CHECK_FALSE(budget.fits(401));
-    CHECK(std::string(u.refusal(2)) == "an upload is still in progress");
+    CHECK(u.refusal(2) == unverified_reason::upload_in_progress);
 
     CHECK(u.add(piece(40, 0, 100, 60)) == chunk::accepted);
     CHECK(u.add(piece(40, 60, 100, 40)) == chunk::complete);
@@ -52,9 +52,9 @@ TEST_CASE("forensic_upload: one request at a time, within the quota, its cap res
     u.request(48, 100, 6000, budget);
     (void)u.finish(budget);
     CHECK(u.used() == 2u);
-    CHECK(std::string(u.refusal(2)) == "upload quota used");
+    CHECK(u.refusal(2) == unverified_reason::quota);
     u.set_used(0); // a new player in the slot
-    CHECK(u.refusal(2) == nullptr);
+    CHECK(u.refusal(2) == unverified_reason::none);
 }
 
 TEST_CASE("forensic_upload: late chunks are ignored, unrequested and inconsistent ones are hostile") {

@@ -36,10 +36,11 @@ client_options holding(int slot, int player) {
     return o;
 }
 
-std::string rejection(const sim_client &c) {
+/// The reason the client was refused (`none`: it was not).
+wire::reject_reason rejection(const sim_client &c) {
     for (const auto &e : c.events)
-        if (e.kind == session_event_kind::rejected) return e.text;
-    return {};
+        if (e.kind == session_event_kind::rejected) return e.reject;
+    return wire::reject_reason::none;
 }
 
 } // namespace
@@ -53,7 +54,7 @@ TEST_CASE("admission: a refused hello gets the check's reason, the match goes on
     auto &nobody = m.add_client(wire_link, wire_link);
     m.run(1000);
     CHECK(nobody.session->state() == client_state::rejected);
-    CHECK(rejection(nobody) == "no ticket");
+    CHECK(rejection(nobody) == wire::reject_reason::join_token); // the admission's own reason
     CHECK(m.server->players() == 1);
     CHECK(ann.session->state() == client_state::running);
 }
@@ -73,7 +74,7 @@ TEST_CASE("admission: the check's slot is the player's, and only its player take
     auto &bob = m.add_client(wire_link, wire_link, holding(2, 8));
     m.run(1000);
     CHECK(bob.session->state() == client_state::rejected);
-    CHECK(rejection(bob) == "slot 2 is taken");
+    CHECK(rejection(bob) == wire::reject_reason::full);
     CHECK(ann.session->state() == client_state::running);
 
     // The same player with a new ticket (its client restarted without the reconnect token):
@@ -105,7 +106,7 @@ TEST_CASE("admission: a reconnect token is honoured only for its slot's player i
     auto &thief = m.add_client(wire_link, wire_link, stolen);
     m.run(1000);
     CHECK(thief.session->state() == client_state::rejected);
-    CHECK(rejection(thief) == "reconnect token belongs to another player or slot than the join token's");
+    CHECK(rejection(thief) == wire::reject_reason::token);
     // ...and so is it with her identity but another slot's ticket.
     auto elsewhere = holding(1, 7);
     elsewhere.reconnect_token = token;
@@ -129,6 +130,6 @@ TEST_CASE("admission: a slot beyond the match is refused, not taken", "[net][adm
     auto &c = m.add_client(wire_link, wire_link, holding(5, 1));
     m.run(1000);
     CHECK(c.session->state() == client_state::rejected);
-    CHECK(rejection(c) == "no slot 5 in this match");
+    CHECK(rejection(c) == wire::reject_reason::full);
     CHECK_FALSE(m.server->knows(reconnect_token{}));
 }

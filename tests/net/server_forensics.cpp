@@ -39,12 +39,6 @@ void join(sim_match &m, const std::vector<raw_peer *> &peers) {
     for (const auto *p : peers) REQUIRE(p->welcomed);
 }
 
-std::size_t count_containing(const std::vector<session_event> &evs, session_event_kind k, const std::string &text) {
-    std::size_t n = 0;
-    for (const auto &e : evs) n += e.kind == k && e.text.find(text) != std::string::npos ? 1u : 0u;
-    return n;
-}
-
 /// A snapshot file of a world that differs from the server's (a verified desync when uploaded).
 std::vector<std::byte> different_world_file(const sim_match &m, frame_t f) {
     world w{game_schema()};
@@ -57,8 +51,10 @@ std::vector<std::byte> different_world_file(const sim_match &m, frame_t f) {
 
 /// What the server made of one client's divergence.
 struct desync_outcome {
-    frame_t frame = no_frame; ///< the frame whose hash differed (first desync event)
-    std::string text;         ///< that event's text
+    frame_t frame = no_frame;                        ///< the frame whose hash differed (first desync event)
+    std::string text;                                ///< that event's text (for the log of a failure)
+    std::vector<std::string> diverging;              ///< what it named
+    unverified_reason why = unverified_reason::none; ///< why it was not verified
     std::size_t verified = 0, unverified = 0;
     std::uint64_t recorded = 0;                ///< the server's hash of that frame
     std::vector<std::string> files;            ///< written to forensics_dir
@@ -97,6 +93,8 @@ desync_outcome corrupt_one_client(std::uint32_t forensic_interval, const server_
         if (r.frame != no_frame) continue;
         r.frame = e.frame;
         r.text = e.text;
+        r.diverging = e.diverging;
+        r.why = e.unverified;
     }
     if (r.frame != no_frame && m.server_hashes.count(r.frame)) r.recorded = m.server_hashes[r.frame];
     r.files = dir.entries();
@@ -147,12 +145,12 @@ TEST_CASE("a desync at a frame between kept images is verified from a rebuilt wo
     REQUIRE(sparse.frame % 8 != 0); // not a kept frame: its image was rebuilt
     CHECK(sparse.verified == 1);
     CHECK(sparse.unverified == 0);
-    CHECK_THAT(sparse.text, Catch::Contains("ship_pos.y"));
+    CHECK(std::find(sparse.diverging.begin(), sparse.diverging.end(), "ship_pos.y") != sparse.diverging.end());
     CHECK(sparse.bad_running);
     CHECK(sparse.bad_resynced >= 1);
     // The same verdict, frame and files as with an image of every frame.
     CHECK(every.frame == sparse.frame);
-    CHECK(every.text == sparse.text);
+    CHECK(every.diverging == sparse.diverging);
     CHECK(every.verified == sparse.verified);
     CHECK(every.files == sparse.files);
     CHECK(sparse.files.size() == 2);
@@ -179,8 +177,7 @@ TEST_CASE("a rebuild that does not reproduce the recorded hash leaves the desync
     REQUIRE(r.frame % 8 != 0);
     CHECK(r.verified == 0);
     CHECK(r.unverified == 1);
-    CHECK(r.text == "checksum mismatch not verified: server could not rebuild its snapshot of that frame "
-                    "(non-deterministic step?)");
+    CHECK(r.why == unverified_reason::rebuild_failed);
     CHECK(r.files.empty());
     // The server's failure, not the client's: it is resynchronised and plays on.
     CHECK(r.bad_running);
@@ -203,8 +200,9 @@ TEST_CASE("claims older than the oldest kept image are unverified, the oldest ke
     REQUIRE(a.desyncs.size() == 1);
     CHECK(a.desyncs[0].frame == oldest - 1u);
     CHECK(a.desyncs[0].diverging == "checksum mismatch (not diffed: server snapshot of that frame no longer held)");
-    CHECK(count_containing(m.server_events, session_event_kind::desync_unverified,
-                           "checksum mismatch not verified: server snapshot of that frame no longer held") == 1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::desync_unverified, [](const session_event &e) {
+              return e.unverified == unverified_reason::snapshot_gone;
+          }) == 1);
     REQUIRE(b.desyncs.size() == 1);
     CHECK(b.desyncs[0].diverging.empty()); // asked for its snapshot
     b.upload(oldest, different_world_file(m, oldest));
@@ -236,7 +234,9 @@ TEST_CASE("a frame whose inputs left the history is not held though an image bef
     b.upload(520, different_world_file(m, 520));
     run_with(m, peers, 300);
     CHECK(m.server->totals().desyncs == 1);
-    CHECK(count_containing(m.server_events, session_event_kind::desync_detected, "resources") == 1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::desync_detected, [](const session_event &e) {
+              return e.diverging == std::vector<std::string>{"resources"};
+          }) == 1);
 }
 
 TEST_CASE("the server holds ceil(forensic_frames / forensic_interval) images of its world", "[net][forensics]") {
@@ -268,4 +268,49 @@ TEST_CASE("server_options::forensic_interval 0 is misuse", "[net][forensics]") {
     o.forensic_interval = 0;
     CHECK_THROWS_WITH(server_session(game_config(2), w, step_game, net.server(), o),
                       Catch::Contains("forensic_interval"));
+}
+
+TEST_CASE("desync files that cannot be written are said in the desync_detected text, the desync still counted",
+          "[net][forensics]") {
+    // Before, the results of both writes were discarded: a server whose forensics_dir could not
+    // be written said nothing, and the operator looked for files that were never there.
+    temp_dir dir;
+    sim_match m{73, 2};
+    server_options so;
+    so.forensics_dir = dir / "missing"; // never created: nothing can be written in it
+    m.use_server_options(so);
+    raw_peer a{m}, b{m};
+    const std::vector<raw_peer *> peers{&a, &b};
+    join(m, peers);
+    run_with(m, peers, 1000);
+    const frame_t f = m.server->frame() - 2u;
+    b.claim(m, f, 0x0bad);
+    run_with(m, peers, 50);
+    REQUIRE(b.desyncs.size() == 1);
+    REQUIRE(b.desyncs[0].diverging.empty()); // asked for its snapshot
+    b.upload(f, different_world_file(m, f));
+    run_with(m, peers, 300);
+    CHECK(m.server->totals().desyncs == 1);
+    CHECK(dir.entries().empty());
+    // The desync stands, named; each file that could not be written is a recording_failed
+    // with its path.
+    std::vector<std::vector<std::string>> named;
+    std::vector<std::string> failed;
+    for (const auto &e : m.server_events) {
+        if (e.kind == session_event_kind::desync_detected) named.push_back(e.diverging);
+        if (e.kind == session_event_kind::recording_failed) {
+            failed.push_back(e.path);
+            CHECK(e.frame == f);
+            CHECK(e.slot == 1);
+        }
+    }
+    REQUIRE(named.size() == 1);
+    CHECK(named[0] == std::vector<std::string>{"resources"});
+    REQUIRE(failed.size() == 2u);
+    const auto stem = "desync-slot1-frame" + std::to_string(f + 1u);
+    CHECK(failed[0] == (dir / "missing" / (stem + "-server.rcs")).string());
+    CHECK(failed[1] == (dir / "missing" / (stem + "-client.rcs")).string());
+    // The client is told what diverged, as always.
+    REQUIRE(b.desyncs.size() == 2);
+    CHECK(b.desyncs[1].diverging == "resources");
 }

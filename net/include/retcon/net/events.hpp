@@ -35,28 +35,29 @@ inline constexpr session_event_kind last_session_event_kind = session_event_kind
 
 /// @brief Why a connection ended (`disconnected` on both sides, `player_left` on the server).
 enum class disconnect_cause : std::uint8_t {
-    none = 0,           ///< the event is not about a connection ending
-    closed = 1,         ///< the transport reported the connection closed (the other side went away)
-    timed_out = 2,      ///< nothing heard for `disconnect_ms` (session_config)
-    left = 3,           ///< the player said goodbye (server)
-    match_ended = 4,    ///< the match ended (goodbye acknowledged, never answered, or mid-handshake)
-    rejected = 5,       ///< the hello was refused; `reject` says why
-    replaced = 6,       ///< a reconnection with the slot's token took the slot over (server)
-    violation = 7,      ///< the peer broke the protocol or a limit (malformed, flood, deadlines); `text` says which
+    none = 0,        ///< the event is not about a connection ending
+    closed = 1,      ///< the transport reported the connection closed (the other side went away)
+    timed_out = 2,   ///< nothing heard for `disconnect_ms` (session_config)
+    left = 3,        ///< the player said goodbye (server)
+    match_ended = 4, ///< the match ended (goodbye acknowledged, or mid-handshake; an unanswered goodbye is `timed_out`)
+    rejected = 5,    ///< the hello was refused; `reject` says why
+    replaced = 6,    ///< a reconnection with the slot's token took the slot over (server)
+    violation = 7,   ///< the peer broke the protocol or a limit (malformed, flood, deadlines); `text` says which
     connect_failed = 8, ///< the transport could not connect, or the server never answered the hello (client)
     bad_snapshot = 9,   ///< the server's snapshot could not be read or loaded (client)
 };
 
 /// @brief Why a reported checksum mismatch was not verified (`desync_unverified`, server).
 enum class unverified_reason : std::uint8_t {
-    none = 0,             ///< the event is not a desync_unverified
-    quota = 1,            ///< the client used up its uploads (server_options::max_uploads_per_client)
-    snapshot_gone = 2,    ///< the server no longer holds its image of that frame
-    budget = 3,           ///< the server-wide upload budget is in use
-    upload_timed_out = 4, ///< the client's snapshot did not arrive within upload_timeout_ms
-    unreadable = 5,       ///< the client's upload could not be read (counts against it)
-    no_difference = 6,    ///< the upload equals the server's image (counts against it)
-    rebuild_failed = 7,   ///< the server could not rebuild its image of that frame
+    none = 0,               ///< the event is not a desync_unverified
+    quota = 1,              ///< the client used up its uploads (server_options::max_uploads_per_client)
+    snapshot_gone = 2,      ///< the server no longer holds its image of that frame
+    budget = 3,             ///< the server-wide upload budget is in use
+    upload_timed_out = 4,   ///< the client's snapshot did not arrive within upload_timeout_ms
+    unreadable = 5,         ///< the client's upload could not be read (counts against it)
+    no_difference = 6,      ///< the upload equals the server's image (counts against it)
+    rebuild_failed = 7,     ///< the server could not rebuild its image of that frame
+    upload_in_progress = 8, ///< the client's previous upload is still arriving
 };
 
 /// @brief One event: the facts as fields, and `text` for logs.
@@ -82,6 +83,7 @@ struct session_event {
     /// player_joined, player_left, disconnected and a connection_refused of one connection.
     std::string address;
     /// @brief Server: the player's name from its hello (player_joined, player_left, disconnected).
+    /// Untrusted: chosen by the client.
     std::string name;
     /// @brief recording_failed: the file that could not be written.
     std::string path;

@@ -49,6 +49,8 @@ using admission_fn = std::function<server_admission(peer_id peer, const wire::he
 /// @brief Server-side choices.
 struct server_options {
     /// @brief Where both snapshots of a desync are written (`retcon diff` them); empty: not written.
+    /// A file that cannot be written is said in the `desync_detected` (or `desync_unverified`)
+    /// text after the names (docs/net.md, "Desync forensics").
     std::filesystem::path forensics_dir;
     /// @name Limits a hostile client meets (docs/net.md, "Security model")
     /// @{

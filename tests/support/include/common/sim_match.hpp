@@ -138,6 +138,13 @@ public:
         for (const auto &e : evs) n += e.kind == k ? 1u : 0u;
         return n;
     }
+    /// @brief Events of kind @p k for which @p pred holds (decide on fields, never on text).
+    template<class Pred>
+    static std::size_t count(const std::vector<session_event> &evs, session_event_kind k, Pred &&pred) {
+        std::size_t n = 0;
+        for (const auto &e : evs) n += e.kind == k && pred(e) ? 1u : 0u;
+        return n;
+    }
 
     sim_network net;
     session_config config;
