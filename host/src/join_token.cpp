@@ -2,6 +2,8 @@
 // files and the replay cache. The only translation unit of retcon::host that includes libsodium.
 #include <retcon/host/join_token.hpp>
 
+#include <retcon/snapshot/atomic_file.hpp>
+
 #include <sodium.h>
 
 #include <algorithm>
@@ -268,39 +270,11 @@ std::string to_hex(std::span<const std::byte> b) {
     return s;
 }
 
-/// Writes @p text to @p path atomically with permissions @p mode (whatever the umask).
-result<void> write_atomically(const std::filesystem::path &path, const std::string &text, mode_t mode) {
-    const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
-    ::unlink(temp.c_str()); // left by an earlier process with this PID that died mid-write
-    // O_EXCL: never write through a file (or a link) that appeared in between. 0600 first: the
-    // secret is never readable by others, even for an instant.
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
-    if (fd < 0) return error{errc::io, "key file " + path.string() + ": " + os_error("cannot create", temp)};
-    std::string why; // the first failure, described before anything else changes errno
-    if (::fchmod(fd, mode) != 0) why = os_error("cannot set permissions of", temp);
-    for (std::size_t done = 0; why.empty() && done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) why = os_error("cannot write", temp);
-        else
-            done += static_cast<std::size_t>(n);
-    }
-    if (why.empty() && ::fsync(fd) != 0) why = os_error("cannot flush", temp);
-    if (::close(fd) != 0 && why.empty()) why = os_error("cannot write", temp);
-    if (why.empty() && ::rename(temp.c_str(), path.c_str()) != 0)
-        why = os_error("cannot rename " + temp.string() + " to", path);
-    if (!why.empty()) {
-        ::unlink(temp.c_str());
-        return error{errc::io, "key file " + path.string() + ": " + why};
-    }
-    // The rename is durable once the directory is flushed; a failure here loses nothing written.
-    auto dir = path.parent_path();
-    if (dir.empty()) dir = ".";
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-    return {};
+/// Writes a key file atomically with permissions @p mode (docs/snapshot.md, "Writing files").
+result<void> write_key_text(const std::filesystem::path &path, std::string_view text, std::filesystem::perms mode) {
+    auto r = write_file_atomic(path, text, mode);
+    if (!r) return error{r.code(), "key file " + r.message()};
+    return r;
 }
 
 constexpr const char *signing_kind = "retcon-signing-key";
@@ -466,7 +440,7 @@ verify_key public_key_of(const signing_key &key) {
 
 result<void> write_key_file(const std::filesystem::path &path, const signing_key &key) {
     std::string text = std::string{signing_kind} + " 1 " + std::to_string(key.key_id) + " " + to_hex(key.secret) + "\n";
-    auto r = write_atomically(path, text, S_IRUSR | S_IWUSR);
+    auto r = write_key_text(path, text, secret_file_mode);
     sodium_memzero(text.data(), text.size());
     return r;
 }
@@ -474,7 +448,7 @@ result<void> write_key_file(const std::filesystem::path &path, const signing_key
 result<void> write_key_file(const std::filesystem::path &path, const verify_key &key) {
     const std::string text =
         std::string{verify_kind} + " 1 " + std::to_string(key.key_id) + " " + to_hex(key.public_key) + "\n";
-    return write_atomically(path, text, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
+    return write_key_text(path, text, public_file_mode);
 }
 
 result<signing_key> read_signing_key(const std::filesystem::path &path) {
