@@ -1,13 +1,13 @@
 #include "token_file.hpp"
 
+#include <retcon/snapshot/atomic_file.hpp>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace retcon::demo {
 
@@ -40,28 +40,10 @@ result<reconnect_token> read_token_file(const std::string &path) {
 }
 
 result<void> write_token_file(const std::string &path, const reconnect_token &token) {
-    const std::string temp = path + ".tmp." + std::to_string(::getpid());
-    ::unlink(temp.c_str()); // left by an earlier process with this PID that died mid-write
-    // O_EXCL: never write through a file (or a link) that appeared in between.
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
-    if (fd < 0) return error{errc::io, "token file " + path + ": " + os_error("cannot create", temp)};
-    const std::string text = token.to_hex() + "\n";
-    std::string why; // the first failure, described before anything else changes errno
-    if (::fchmod(fd, S_IRUSR | S_IWUSR) != 0)
-        why = os_error("cannot set permissions of", temp); // 0600 whatever the umask
-    for (std::size_t done = 0; why.empty() && done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) why = os_error("cannot write", temp);
-        else
-            done += static_cast<std::size_t>(n);
-    }
-    if (why.empty() && ::fsync(fd) != 0) why = os_error("cannot flush", temp);
-    if (::close(fd) != 0 && why.empty()) why = os_error("cannot write", temp);
-    if (why.empty() && ::rename(temp.c_str(), path.c_str()) != 0) why = os_error("cannot rename " + temp + " to", path);
-    if (why.empty()) return {};
-    ::unlink(temp.c_str());
-    return error{errc::io, "token file " + path + ": " + why};
+    // Whoever reads the token can take the slot: 0600 (docs/snapshot.md, "Writing files").
+    auto r = write_file_atomic(path, token.to_hex() + "\n", secret_file_mode);
+    if (!r) return error{r.code(), "token file " + r.message()};
+    return r;
 }
 
 } // namespace retcon::demo

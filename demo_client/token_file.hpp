@@ -17,9 +17,8 @@ namespace retcon::demo {
 /// An unreadable file, or one that holds anything but a token, is an error naming @p path.
 [[nodiscard]] result<reconnect_token> read_token_file(const std::string &path);
 
-/// @brief Replaces @p path with @p token atomically: a temporary file in the same directory,
-/// created with permissions 0600, written, flushed to disk, then renamed over @p path. A crash
-/// at any moment leaves either the old file or the new one, never half of one.
+/// @brief Replaces @p path with @p token atomically, with permissions 0600 (write_file_atomic):
+/// a crash at any moment leaves either the old file or the new one, never half of one.
 [[nodiscard]] result<void> write_token_file(const std::string &path, const reconnect_token &token);
 
 } // namespace retcon::demo

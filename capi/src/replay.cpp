@@ -84,7 +84,7 @@ rc_status rc_replay_writer_add_frame(rc_replay_writer *wr, const void *record, s
     if (!wr) return fail(thread_error(), RC_ERR_NULL, "rc_replay_writer_add_frame: writer is NULL");
     return guarded(wr->error, [&] {
         if (!record || !w) return fail(wr->error, RC_ERR_NULL, "rc_replay_writer_add_frame: record or world is NULL");
-        const std::size_t expected = frame_inputs::record_size(wr->players, wr->input_size);
+        const std::size_t expected = input_record_size(wr->players, wr->input_size);
         if (size != expected)
             return fail(wr->error, RC_ERR_SIZE,
                         "rc_replay_writer_add_frame: a %zu-byte record, expected %zu (%u players: "

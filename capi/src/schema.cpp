@@ -4,15 +4,18 @@
 #include <algorithm>
 #include <cstring>
 
+#include <retcon/internal/field_kinds.hpp>
+
 using namespace retcon;
 using namespace retcon::capi;
 
 namespace {
 
 /// Bytes of one element of a C kind (rc_kind's values are retcon::field_kind's); 0 for text,
-/// records and values no kind has.
+/// records and values no C kind has (internal/field_kinds.hpp says which kinds C declares).
 std::uint32_t element_width(std::uint32_t kind) noexcept {
-    return kind <= 0xffu ? scalar_width(static_cast<field_kind>(kind)) : 0u;
+    const internal::field_kind_row *row = internal::find_field_kind(kind);
+    return row && !row->c_name.empty() ? scalar_width(row->kind) : 0u;
 }
 
 /// A C type description turned into retcon's, checked: the canonical alignment is computed

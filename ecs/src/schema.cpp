@@ -1,5 +1,6 @@
 #include <retcon/ecs/schema.hpp>
 #include <retcon/internal/byte_io.hpp>
+#include <retcon/internal/field_kinds.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -113,8 +114,7 @@ bool read_type(reader &r, schema::type &t) {
         f.count = r.u32();
         const auto kind = r.u8();
         if (!r.ok()) return false;
-        if (kind < static_cast<std::uint8_t>(field_kind::boolean) ||
-            kind > static_cast<std::uint8_t>(field_kind::bytes)) {
+        if (!internal::find_field_kind(kind)) {
             r.fail(errc::corrupt, "field '" + t.name + "." + f.name + "' has unknown kind " + std::to_string(kind));
             return false;
         }
@@ -337,8 +337,7 @@ result<void> schema::check_type(const type_info &info, std::span<const std::uint
         for (std::size_t j = 0; j < i; ++j)
             if (info.fields[j].name == f.name) return fail(field + " is declared twice");
         const auto k = static_cast<std::uint8_t>(f.kind);
-        if (k < static_cast<std::uint8_t>(field_kind::boolean) || k > static_cast<std::uint8_t>(field_kind::bytes))
-            return fail(field + " has unknown kind " + std::to_string(k));
+        if (!internal::find_field_kind(k)) return fail(field + " has unknown kind " + std::to_string(k));
         if (f.count == 0 || f.size == 0 || f.size % f.count != 0)
             return fail(field + ": size " + std::to_string(f.size) + " is not a whole number of " +
                         std::to_string(f.count) + " elements");

@@ -2,7 +2,11 @@
 // files and the replay cache. The only translation unit of retcon::host that includes libsodium.
 #include <retcon/host/join_token.hpp>
 
+#include <retcon/snapshot/atomic_file.hpp>
+
 #include <sodium.h>
+
+#include <retcon/internal/byte_io.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -112,24 +116,6 @@ const char *check_times(std::uint64_t issued, std::uint64_t expires) noexcept {
     return expires > issued ? nullptr : "is not after issued_at";
 }
 
-class writer {
-public:
-    explicit writer(std::vector<std::byte> &out) : out_{out} {}
-    void bytes(std::span<const std::byte> b) { out_.insert(out_.end(), b.begin(), b.end()); }
-    template<class T>
-    void uint(T v) {
-        for (std::size_t i = 0; i < sizeof(T); ++i) out_.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xff));
-    }
-    template<class Len>
-    void text(std::string_view s) {
-        uint(static_cast<Len>(s.size()));
-        bytes(std::as_bytes(std::span{s.data(), s.size()}));
-    }
-
-private:
-    std::vector<std::byte> &out_;
-};
-
 std::size_t encoded_size(const join_token &t) noexcept {
     return fixed_bytes + t.fleet.size() + t.match_id.size() + t.player_name.size() + t.params.settings.size();
 }
@@ -138,57 +124,62 @@ std::size_t encoded_size(const join_token &t) noexcept {
 std::vector<std::byte> encode_body(const join_token &t) {
     std::vector<std::byte> out;
     out.reserve(encoded_size(t));
-    writer w{out};
+    internal::byte_writer w{out};
     w.bytes(magic);
-    w.uint(format_version);
-    w.uint(static_cast<std::uint8_t>(t.role));
-    w.uint(t.key_id);
-    w.uint(t.issued_at);
-    w.uint(t.expires_at);
+    w.u8(format_version);
+    w.u8(static_cast<std::uint8_t>(t.role));
+    w.u32(t.key_id);
+    w.u64(t.issued_at);
+    w.u64(t.expires_at);
     w.bytes(t.nonce);
-    w.text<std::uint8_t>(t.fleet);
-    w.text<std::uint8_t>(t.match_id);
-    w.uint(t.slot);
-    w.uint(t.player_id);
-    w.text<std::uint8_t>(t.player_name);
-    w.uint(t.params.players);
-    w.uint(t.params.tick_hz);
-    w.uint(t.params.seed);
-    w.text<std::uint16_t>(t.params.settings);
+    // Text lengths were checked against their limits (check_for_signing), so nothing is cut.
+    w.text8(t.fleet);
+    w.text8(t.match_id);
+    w.u8(t.slot);
+    w.u64(t.player_id);
+    w.text8(t.player_name);
+    w.u8(t.params.players);
+    w.u16(t.params.tick_hz);
+    w.u64(t.params.seed);
+    w.text16(t.params.settings);
     return out;
 }
 
-/// Reads fields in order; every failure names the field and its byte offset.
+/// Reads fields in order with internal::byte_reader; every failure names the field and its
+/// byte offset (the byte reader's sticky failure cannot say which field ran out).
 class reader {
 public:
-    explicit reader(std::span<const std::byte> b) : b_{b} {}
+    explicit reader(std::span<const std::byte> b) : in_{b} {}
 
-    [[nodiscard]] std::size_t offset() const noexcept { return at_; }
-    [[nodiscard]] std::size_t left() const noexcept { return b_.size() - at_; }
+    [[nodiscard]] std::size_t offset() const noexcept { return in_.offset(); }
+    [[nodiscard]] std::size_t left() const noexcept { return in_.remaining(); }
     [[nodiscard]] bool failed() const noexcept { return !err_.empty(); }
     [[nodiscard]] const std::string &why() const noexcept { return err_; }
     [[nodiscard]] errc code() const noexcept { return code_; }
 
     template<class T>
     bool uint(const char *field, T &v) {
+        static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
         if (!need(field, sizeof(T))) return false;
-        std::uint64_t x = 0;
-        for (std::size_t i = 0; i < sizeof(T); ++i)
-            x |= std::uint64_t{std::to_integer<std::uint8_t>(b_[at_ + i])} << (8 * i);
-        v = static_cast<T>(x);
-        at_ += sizeof(T);
+        if constexpr (sizeof(T) == 1) v = static_cast<T>(in_.u8());
+        else if constexpr (sizeof(T) == 2)
+            v = static_cast<T>(in_.u16());
+        else if constexpr (sizeof(T) == 4)
+            v = static_cast<T>(in_.u32());
+        else
+            v = static_cast<T>(in_.u64());
         return true;
     }
     bool bytes(const char *field, std::span<std::byte> out) {
         if (!need(field, out.size())) return false;
-        std::copy_n(b_.begin() + static_cast<std::ptrdiff_t>(at_), out.size(), out.begin());
-        at_ += out.size();
+        const auto b = in_.bytes(out.size());
+        std::copy(b.begin(), b.end(), out.begin());
         return true;
     }
     /// A length-prefixed text field; @p max is checked before the bytes are read.
     template<class Len>
     bool text(const char *field, std::string &s, std::size_t max) {
-        const std::size_t len_at = at_;
+        const std::size_t len_at = offset();
         Len len = 0;
         if (!uint(field, len)) return false;
         if (len > max) {
@@ -196,8 +187,7 @@ public:
             return false;
         }
         if (!need(field, len)) return false;
-        s.assign(reinterpret_cast<const char *>(b_.data() + at_), len);
-        at_ += len;
+        s = in_.text(len, max);
         return true;
     }
     /// A field that decoded but breaks a rule (@p problem from the check_ functions).
@@ -215,13 +205,12 @@ public:
 private:
     bool need(const char *field, std::size_t n) {
         if (left() >= n) return true;
-        fail(errc::truncated, at_, field,
+        fail(errc::truncated, offset(), field,
              "needs " + std::to_string(n) + " bytes, only " + std::to_string(left()) + " left (truncated)");
         return false;
     }
 
-    std::span<const std::byte> b_;
-    std::size_t at_ = 0;
+    internal::byte_reader in_;
     std::string err_;
     errc code_ = errc::ok;
 };
@@ -268,39 +257,11 @@ std::string to_hex(std::span<const std::byte> b) {
     return s;
 }
 
-/// Writes @p text to @p path atomically with permissions @p mode (whatever the umask).
-result<void> write_atomically(const std::filesystem::path &path, const std::string &text, mode_t mode) {
-    const std::filesystem::path temp = path.string() + ".tmp." + std::to_string(::getpid());
-    ::unlink(temp.c_str()); // left by an earlier process with this PID that died mid-write
-    // O_EXCL: never write through a file (or a link) that appeared in between. 0600 first: the
-    // secret is never readable by others, even for an instant.
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, S_IRUSR | S_IWUSR);
-    if (fd < 0) return error{errc::io, "key file " + path.string() + ": " + os_error("cannot create", temp)};
-    std::string why; // the first failure, described before anything else changes errno
-    if (::fchmod(fd, mode) != 0) why = os_error("cannot set permissions of", temp);
-    for (std::size_t done = 0; why.empty() && done < text.size();) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) why = os_error("cannot write", temp);
-        else
-            done += static_cast<std::size_t>(n);
-    }
-    if (why.empty() && ::fsync(fd) != 0) why = os_error("cannot flush", temp);
-    if (::close(fd) != 0 && why.empty()) why = os_error("cannot write", temp);
-    if (why.empty() && ::rename(temp.c_str(), path.c_str()) != 0)
-        why = os_error("cannot rename " + temp.string() + " to", path);
-    if (!why.empty()) {
-        ::unlink(temp.c_str());
-        return error{errc::io, "key file " + path.string() + ": " + why};
-    }
-    // The rename is durable once the directory is flushed; a failure here loses nothing written.
-    auto dir = path.parent_path();
-    if (dir.empty()) dir = ".";
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-    return {};
+/// Writes a key file atomically with permissions @p mode (docs/snapshot.md, "Writing files").
+result<void> write_key_text(const std::filesystem::path &path, std::string_view text, std::filesystem::perms mode) {
+    auto r = write_file_atomic(path, text, mode);
+    if (!r) return error{r.code(), "key file " + r.message()};
+    return r;
 }
 
 constexpr const char *signing_kind = "retcon-signing-key";
@@ -466,7 +427,7 @@ verify_key public_key_of(const signing_key &key) {
 
 result<void> write_key_file(const std::filesystem::path &path, const signing_key &key) {
     std::string text = std::string{signing_kind} + " 1 " + std::to_string(key.key_id) + " " + to_hex(key.secret) + "\n";
-    auto r = write_atomically(path, text, S_IRUSR | S_IWUSR);
+    auto r = write_key_text(path, text, secret_file_mode);
     sodium_memzero(text.data(), text.size());
     return r;
 }
@@ -474,7 +435,7 @@ result<void> write_key_file(const std::filesystem::path &path, const signing_key
 result<void> write_key_file(const std::filesystem::path &path, const verify_key &key) {
     const std::string text =
         std::string{verify_kind} + " 1 " + std::to_string(key.key_id) + " " + to_hex(key.public_key) + "\n";
-    return write_atomically(path, text, S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
+    return write_key_text(path, text, public_file_mode);
 }
 
 result<signing_key> read_signing_key(const std::filesystem::path &path) {

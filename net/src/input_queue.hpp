@@ -38,7 +38,7 @@ public:
                const prediction_rule &rule) {
         players_ = players;
         isz_ = input_size;
-        rec_ = frame_inputs::record_size(players, input_size);
+        rec_ = input_record_size(players, input_size);
         slot_ = slot;
         rule_ = &rule;
         confirmed_.reset(capacity, rec_);
@@ -174,20 +174,20 @@ public:
     }
 
 private:
-    void predict(frame_t frame, std::byte *r) const noexcept {
-        constexpr auto present = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+    void predict(frame_t frame, std::byte *record) const {
+        const frame_record out{players_, isz_, record};
+        const frame_inputs last{frame, players_, isz_, last_confirmed_.data()};
         for (std::size_t p = 0; p < players_; ++p) {
-            std::byte *flag = r + p;
-            std::byte *in = r + players_ + p * isz_;
-            const std::byte *last_in = last_confirmed_.data() + players_ + p * isz_;
+            const std::span<std::byte> in = out.input(p);
             if (static_cast<int>(p) == slot_) {
-                *flag = present;
-                if (const std::byte *mine = local_.get(frame)) std::memcpy(in, mine, isz_);
+                out.set_flags(p, slot_flags::present);
+                if (const std::byte *mine = local_.get(frame)) std::memcpy(in.data(), mine, isz_);
                 else
-                    rule_->predict({last_in, isz_}, {in, isz_});
+                    rule_->predict(last.input(p), in);
             } else {
-                *flag = have_last_confirmed_ ? (last_confirmed_[p] & present) : std::byte{0};
-                rule_->predict({last_in, isz_}, {in, isz_});
+                // Presence carries over from the last confirmed frame; nothing else of its flags.
+                out.set_flags(p, have_last_confirmed_ && last.present(p) ? slot_flags::present : slot_flags::none);
+                rule_->predict(last.input(p), in);
             }
         }
     }

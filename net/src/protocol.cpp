@@ -135,7 +135,7 @@ void rle_expand(std::span<const std::byte> in, std::span<std::byte> out) noexcep
 result<void> decode_inputs_at(std::span<const std::byte> encoded, std::span<const std::byte> base, std::size_t record,
                               std::size_t count, std::vector<std::byte> &out, std::uint64_t at) {
     if (record == 0) return error{errc::invalid_argument, "input records of zero bytes", at};
-    if (count * record > limits::max_frames_per_packet * limits::max_players * (limits::max_input_size + 1u))
+    if (count * record > limits::max_frames_per_packet * input_record_size(limits::max_players, limits::max_input_size))
         return error{errc::too_large, "inputs exceed the protocol's bound", at};
     if (auto r = rle_check(encoded, count * record, at); !r) return r;
     out.resize(count * record);
@@ -382,7 +382,7 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
     w.u8(m.players);
     w.u8(m.base);
     append_coded_inputs(out, m.frames, m.base ? base : std::span<const std::byte>{},
-                        std::size_t{m.players} * (1u + input_size));
+                        input_record_size(m.players, input_size));
 }
 
 namespace {
@@ -425,7 +425,7 @@ result<void> decode(std::span<const std::byte> in, std::size_t input_size, std::
     if (!payload) return payload.err();
     if (auto r =
             decode_inputs_at(*payload, h.base ? base : std::span<const std::byte>{},
-                             std::size_t{h.players} * (1u + input_size), h.count, m.frames, confirmed_payload_at + 2);
+                             input_record_size(h.players, input_size), h.count, m.frames, confirmed_payload_at + 2);
         !r)
         return r;
     assign_header(m, std::move(h), &confirmed_msg::frames);

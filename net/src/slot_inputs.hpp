@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "frame_ring.hpp"
@@ -68,35 +70,37 @@ public:
     }
 
     /**
-     * @brief Fills @p record (flags then inputs, `frame_inputs::record_size` bytes) for
-     * @p frame. `holder(slot)` gives the player holding the slot (anything that tests false:
-     * nobody), asked only for slots in the game; `replaced(player)` is called with it for each
-     * slot whose input is a substitute.
+     * @brief Fills @p record for @p frame. `holder(slot)` gives the player holding the slot
+     * (anything that tests false: nobody), asked only for slots in the game; `replaced(player)`
+     * is called with it for each slot whose input is a substitute.
      */
     template<class Holder, class Replaced>
-    void confirm(frame_t frame, std::byte *record, Holder &&holder, Replaced &&replaced) {
-        const std::size_t players = received_.size();
-        for (std::size_t s = 0; s < players; ++s) {
-            std::byte &flag = record[s];
-            std::byte *in = record + players + s * isz_;
-            std::byte *last = last_.data() + s * isz_;
+    void confirm(frame_t frame, const frame_record &record, Holder &&holder, Replaced &&replaced) {
+        for (std::size_t s = 0; s < record.players(); ++s) {
+            const std::span<std::byte> in = record.input(s);
+            const std::span<std::byte> last{last_.data() + s * isz_, isz_};
             const auto player = joined_[s] == no_frame || frame < joined_[s] ? decltype(holder(s)){} : holder(s);
             if (!player) {
-                flag = std::byte{0};
-                std::memset(in, 0, isz_);
+                record.clear(s);
                 continue;
             }
             if (const std::byte *got = received_[s].get(frame)) {
-                std::memcpy(in, got, isz_);
-                flag = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
+                std::memcpy(in.data(), got, isz_);
+                record.set_flags(s, slot_flags::present);
             } else {
-                rule_->predict({last, isz_}, {in, isz_});
-                flag = std::byte{static_cast<std::uint8_t>(static_cast<std::uint8_t>(slot_flags::present) |
-                                                           static_cast<std::uint8_t>(slot_flags::replaced))};
+                rule_->predict(last, in);
+                record.set_flags(s, slot_flags::present | slot_flags::replaced);
                 replaced(player);
             }
-            std::memcpy(last, in, isz_);
+            std::memcpy(last.data(), in.data(), isz_);
         }
+    }
+    /// @brief As above, for a record of `input_record_size(players, input_size)` bytes at
+    /// @p record (the server session's frame ring hands out pointers).
+    template<class Holder, class Replaced>
+    void confirm(frame_t frame, std::byte *record, Holder &&holder, Replaced &&replaced) {
+        confirm(frame, frame_record{received_.size(), isz_, record}, std::forward<Holder>(holder),
+                std::forward<Replaced>(replaced));
     }
 
 private:

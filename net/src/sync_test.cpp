@@ -56,7 +56,7 @@ struct sync_test::impl {
 
     impl(session_config c, world &wr, step_function s, frame_t n)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, distance{n == 0 ? frame_t{1} : n}, players{cfg.max_players},
-          isz{cfg.input_size}, rec{frame_inputs::record_size(players, isz)}, stages{step.stages()},
+          isz{cfg.input_size}, rec{input_record_size(players, isz)}, stages{step.stages()},
           rollback{std::size_t{distance} + 1u}, cap{std::size_t{distance} + 2u} {
         internal::check_config(cfg);
         if (!step) internal::misuse("sync_test: the step_function is empty (default-constructed)");
@@ -161,9 +161,11 @@ bool sync_test::tick_all_present(const std::byte *in, std::size_t count, std::si
     if (count != m.players)
         internal::misuse("sync_test::tick: %zu inputs given, the config has %zu players", count, m.players);
     if (m.fail) return false;
-    std::byte *r = m.inputs.put(m.current);
-    for (std::size_t p = 0; p < m.players; ++p) r[p] = std::byte{static_cast<std::uint8_t>(slot_flags::present)};
-    std::memcpy(r + m.players, in, m.players * m.isz);
+    const frame_record r{m.players, m.isz, m.inputs.put(m.current)};
+    for (std::size_t p = 0; p < m.players; ++p) {
+        r.set_flags(p, slot_flags::present);
+        std::memcpy(r.input(p).data(), in + p * m.isz, m.isz); // the inputs are contiguous, as in a record
+    }
     return m.advance();
 }
 

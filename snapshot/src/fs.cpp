@@ -66,35 +66,6 @@ result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std:
     return bytes;
 }
 
-result<void> write_file_atomic(const std::filesystem::path &path, std::span<const std::byte> bytes) {
-    std::filesystem::path tmp = path;
-    tmp += ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return os_error(tmp, "cannot create");
-    if (!write_all(fd, bytes) || ::fsync(fd) != 0) {
-        const auto e = os_error(tmp, "write failed");
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    if (::close(fd) != 0) {
-        const auto e = os_error(tmp, "close failed");
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const auto e = os_error(path, "rename failed");
-        ::unlink(tmp.c_str());
-        return e;
-    }
-    const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-    return {};
-}
-
 append_file::append_file(append_file &&o) noexcept
     : fd_{std::exchange(o.fd_, -1)}, size_{o.size_}, path_{std::move(o.path_)} {}
 

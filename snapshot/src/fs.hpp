@@ -14,10 +14,6 @@ namespace retcon::internal {
 /// @brief Reads a whole file, refusing files larger than @p max_bytes before reading them.
 result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes);
 
-/// @brief Writes @p bytes to @p path atomically: a temporary file beside it, fsync, rename,
-/// fsync of the directory. A reader sees the old file or the new one, never a partial one.
-result<void> write_file_atomic(const std::filesystem::path &path, std::span<const std::byte> bytes);
-
 /// @brief An append-only file for streaming formats (replays); each `append` is written fully
 /// before it returns, `sync` makes it durable.
 class append_file {

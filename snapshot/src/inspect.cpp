@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <string_view>
+
+#include <retcon/internal/field_kinds.hpp>
 
 #include "file_header.hpp"
 #include "image_layout.hpp"
@@ -21,25 +24,9 @@ std::string ratio(std::uint64_t raw, std::uint64_t stored) {
     return buf;
 }
 
-const char *kind_name(field_kind k) {
-    switch (k) {
-    case field_kind::boolean: return "bool";
-    case field_kind::i8: return "i8";
-    case field_kind::i16: return "i16";
-    case field_kind::i32: return "i32";
-    case field_kind::i64: return "i64";
-    case field_kind::u8: return "u8";
-    case field_kind::u16: return "u16";
-    case field_kind::u32: return "u32";
-    case field_kind::u64: return "u64";
-    case field_kind::f32: return "f32";
-    case field_kind::f64: return "f64";
-    case field_kind::entity: return "entity";
-    case field_kind::text: return "text";
-    case field_kind::record: return "record";
-    case field_kind::bytes: return "bytes";
-    }
-    return "?";
+std::string_view kind_name(field_kind k) {
+    const internal::field_kind_row *row = internal::find_field_kind(k);
+    return row ? row->printed : "?";
 }
 
 std::string describe_type(const schema::type &t) {
@@ -47,7 +34,7 @@ std::string describe_type(const schema::type &t) {
         t.name + " (" + (t.size ? std::to_string(t.size) + " bytes, align " + std::to_string(t.align) : "tag") + ")";
     for (std::size_t i = 0; i < t.fields.size(); ++i) {
         const auto &f = t.fields[i];
-        s += (i ? ", " : ": ") + f.name + ":" + kind_name(f.kind);
+        s += (i ? ", " : ": ") + f.name + ":" + std::string{kind_name(f.kind)};
         if (f.count > 1) s += "[" + std::to_string(f.count) + "]";
         s += "@" + std::to_string(f.offset);
     }

@@ -4,6 +4,7 @@
 // The framing of a replay file after its header (docs/file-format.md, "Replay files"): chunks
 // (a 40-byte chunk header, then one zstd frame), the seek index payload and the trailer, as the
 // replay writer and reader share them. Internal: never installed.
+#include <retcon/ecs/frame.hpp>
 #include <retcon/snapshot/hash.hpp>
 
 #include <cstddef>
@@ -88,7 +89,7 @@ void encode_trailer(std::uint64_t index_offset, std::vector<std::byte> &out);
 /// @brief Bytes of one frame record in a frames chunk: each player's flags and input, then the
 /// u64 world hash after the frame.
 [[nodiscard]] constexpr std::size_t frame_record_size(std::uint32_t players, std::uint32_t input_size) noexcept {
-    return std::size_t{players} * (1u + std::size_t{input_size}) + 8u;
+    return input_record_size(players, input_size) + 8u;
 }
 
 } // namespace retcon::internal

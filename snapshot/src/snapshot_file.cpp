@@ -1,5 +1,6 @@
 #include <retcon/snapshot/file.hpp>
 
+#include <retcon/snapshot/atomic_file.hpp>
 #include <retcon/snapshot/hash.hpp>
 
 #include <string>
@@ -98,7 +99,7 @@ result<void> write_snapshot_file(const std::filesystem::path &path, const world_
     if (image.header().schema_hash != s.hash())
         return {errc::schema_mismatch, path.string() + ": the image was saved with schema " +
                                            hex64(image.header().schema_hash) + ", not " + hex64(s.hash())};
-    return internal::write_file_atomic(path, encode_snapshot_file(image, s, level));
+    return write_file_atomic(path, encode_snapshot_file(image, s, level));
 }
 
 result<void> write_snapshot_file(const std::filesystem::path &path, const world &w, std::uint64_t frame, int level) {

@@ -1,5 +1,5 @@
-// The frame vocabulary: frame numbers, slot flags, frame_inputs, frame_inputs_buffer and
-// prediction_rule (docs/frames.md).
+// The frame vocabulary: frame numbers, slot flags, input_record_size, frame_inputs,
+// frame_record, frame_inputs_buffer and prediction_rule (docs/frames.md).
 #include "common/misuse.hpp"
 
 #include <retcon/ecs/frame.hpp>
@@ -126,6 +126,68 @@ TEST_CASE("frame_inputs reads flags and inputs from one record", "[frame]") {
 
     CHECK(in.record().data() == record.data());
     CHECK(in.record().size() == record.size());
+}
+
+TEST_CASE("input_record_size: a flag byte per slot, then each slot's input", "[frame]") {
+    STATIC_REQUIRE(input_record_size(3, 4) == 15);
+    STATIC_REQUIRE(input_record_size(1, 0) == 1);
+    STATIC_REQUIRE(input_record_size(0, 8) == 0);
+    STATIC_REQUIRE(input_record_size(32, 255) == 8192);
+    STATIC_REQUIRE(frame_inputs::record_size(5, 3) == input_record_size(5, 3));
+    const frame_inputs_buffer buf{4, 6};
+    CHECK(buf.record().size() == input_record_size(4, 6));
+    CHECK(buf.view(0).record().size() == input_record_size(4, 6));
+}
+
+TEST_CASE("frame_record writes flags and inputs where frame_inputs reads them", "[frame]") {
+    std::array<std::byte, input_record_size(3, sizeof(pad_input))> record{};
+    record.fill(std::byte{0xEE});
+    const frame_record w{3, sizeof(pad_input), record.data()};
+    CHECK(w.players() == 3);
+    CHECK(w.input_size() == sizeof(pad_input));
+    CHECK(w.record().data() == record.data());
+    CHECK(w.record().size() == record.size());
+
+    w.set_flags(0, slot_flags::present);
+    const pad_input p0{-7, 1, 500};
+    std::memcpy(w.input(0).data(), &p0, sizeof p0);
+    w.clear(1);
+    w.set_flags(2, slot_flags::present | slot_flags::replaced);
+    std::memset(w.input(2).data(), 0x11, sizeof(pad_input));
+
+    // The bytes are exactly flags then inputs.
+    CHECK(record[0] == std::byte{1});
+    CHECK(record[1] == std::byte{0});
+    CHECK(record[2] == std::byte{3});
+    for (std::size_t i = 0; i < sizeof(pad_input); ++i) {
+        CHECK(record[3 + sizeof(pad_input) + i] == std::byte{0}); // slot 1 cleared
+        CHECK(record[3 + 2 * sizeof(pad_input) + i] == std::byte{0x11});
+    }
+    const frame_inputs in = w.view(12);
+    CHECK(in.frame() == 12u);
+    CHECK(in.get<pad_input>(0).aim == 500);
+    CHECK(in.get<pad_input>(0).turn == -7);
+    CHECK(w.flags(0) == slot_flags::present);
+    CHECK_FALSE(in.present(1));
+    CHECK(in.replaced(2));
+    CHECK(in.record().data() == record.data());
+
+    // frame_inputs_buffer writes through the same view.
+    frame_inputs_buffer buf{3, sizeof(pad_input)};
+    buf.writable().set_flags(1, slot_flags::present);
+    std::memcpy(buf.writable().input(1).data(), &p0, sizeof p0);
+    CHECK(buf.view(0).present(1));
+    CHECK(buf.view(0).get<pad_input>(1).aim == 500);
+}
+
+TEST_CASE("frame_record: a slot out of range is misuse and writes nothing", "[frame][misuse]") {
+    std::array<std::byte, input_record_size(2, sizeof(pad_input)) + 4> bytes{};
+    const frame_record w{2, sizeof(pad_input), bytes.data()};
+    REQUIRE_MISUSE(w.set_flags(2, slot_flags::present), "frame_record: slot 2 is out of range (2 slots)");
+    REQUIRE_MISUSE((void)w.input(3), "slot 3 is out of range");
+    REQUIRE_MISUSE(w.clear(2), "slot 2");
+    REQUIRE_MISUSE((void)w.flags(5), "slot 5");
+    for (const std::byte b : bytes) CHECK(b == std::byte{0});
 }
 
 TEST_CASE("frame_inputs: a wrong input type or slot is misuse", "[frame][misuse]") {

@@ -5,6 +5,7 @@
 #include <common/bytes.hpp>
 #include <common/temp_dir.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -654,6 +655,29 @@ TEST_CASE("join tokens: the example in docs/join-tokens.md decodes and verifies"
     INFO(o.message);
     CHECK(o.ok);
     CHECK(v.verify(*bytes, 1700000631).refusal == token_refusal::expired);
+}
+
+TEST_CASE("join tokens: signing the example's fields writes the example's bytes", "[host][token]") {
+    // Pins the encoder as the test above pins the decoder: every byte but the nonce (random per
+    // signing) and the signature (it covers the nonce) is docs/join-tokens.md's example.
+    const std::string text =
+        "UkNKVAEAAQAAAADxU2UAAAAAWPNTZQAAAAA_9OdYOa4JQA-"
+        "Ea5L5qP4wBGV1LTEJZHVlbC0wMDQyAOkDAAAAAAAAA2FubgI8AAcAAAAAAAAACgBtYX"
+        "A9Y2FueW9uVCNmqBfsclCc9Ik_BSypXARrEypYF2wFybmOuqKi8e9Ro4GnS7sF15skAuG-Wb81U8TyY6Wq0OvxhwcOWeJWBg";
+    const auto example = token_from_text(text);
+    REQUIRE(example);
+    auto fields = decode_token(*example);
+    REQUIRE(fields);
+    const auto signed_bytes = sign_token(*fields, generate_signing_key(1));
+    REQUIRE(signed_bytes);
+    REQUIRE(signed_bytes->size() == example->size());
+    constexpr std::ptrdiff_t nonce_at = 26, nonce_end = 42, signature_at = 157 - 64;
+    const auto same = [&](std::ptrdiff_t from, std::ptrdiff_t to) {
+        return std::equal(example->begin() + from, example->begin() + to, signed_bytes->begin() + from);
+    };
+    CHECK(same(0, nonce_at));
+    CHECK(same(nonce_end, signature_at));
+    CHECK_FALSE(same(nonce_at, nonce_end)); // a fresh nonce (1 in 2^128 to collide)
 }
 
 TEST_CASE("join tokens: refusal names", "[host][token]") {

@@ -35,7 +35,7 @@ confirmed confirm(slot_inputs &q, frame_t f, std::array<bool, players> connected
     confirmed c;
     // The holder of a connected slot is its slot number + 1 (0: nobody).
     q.confirm(
-        f, c.r.data(), [&](std::size_t s) { return connected[s] ? s + 1 : std::size_t{0}; },
+        f, frame_record{players, isz, c.r.data()}, [&](std::size_t s) { return connected[s] ? s + 1 : std::size_t{0}; },
         [&](std::size_t holder) { c.substituted.push_back(holder - 1); });
     return c;
 }

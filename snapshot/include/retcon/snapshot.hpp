@@ -5,6 +5,7 @@
 /// @brief Umbrella header for retcon::snapshot.
 
 #include <retcon/ecs.hpp>
+#include "snapshot/atomic_file.hpp"
 #include "snapshot/diff.hpp"
 #include "snapshot/error.hpp"
 #include "snapshot/file.hpp"

@@ -64,6 +64,15 @@ inline constexpr std::uint8_t slot_flags_mask = 3u;
 }
 
 /**
+ * @brief Bytes of one frame's input *record*: a flag byte per player slot, then each slot's
+ * input of @p input_size bytes (docs/frames.md). The one place this size is spelled: sessions,
+ * the wire, replay files and the C API all size records with it.
+ */
+[[nodiscard]] constexpr std::size_t input_record_size(std::size_t players, std::size_t input_size) noexcept {
+    return players * (1u + input_size);
+}
+
+/**
  * @brief Every player's input for one frame, as handed to the game's step: a read-only view
  * over one *record* — `players` flag bytes followed by `players × input_size` input bytes.
  *
@@ -73,9 +82,9 @@ inline constexpr std::uint8_t slot_flags_mask = 3u;
  */
 class frame_inputs {
 public:
-    /// @brief Bytes of one record.
+    /// @brief Bytes of one record (input_record_size).
     [[nodiscard]] static constexpr std::size_t record_size(std::size_t players, std::size_t input_size) noexcept {
-        return players * (1u + input_size);
+        return input_record_size(players, input_size);
     }
 
     /// @brief A view of @p record (record_size(players, input_size) bytes) for frame @p frame.
@@ -139,6 +148,62 @@ private:
 };
 
 /**
+ * @brief A writable view over one frame's record (input_record_size(players, input_size)
+ * bytes), for code that fills records: a session's prediction, the server's substitution,
+ * frame_inputs_buffer. The layout is frame_inputs's; this view only adds writing.
+ *
+ * Flags are written as given (callers copy flags that came from a checked record, or set
+ * slot_flags values); a slot out of range is misuse, reported in every build.
+ */
+class frame_record {
+public:
+    /// @brief A view of @p record: @p players flag bytes, then @p players inputs of @p input_size bytes.
+    frame_record(std::size_t players, std::size_t input_size, std::byte *record) noexcept
+        : players_{players}, input_size_{input_size}, record_{record} {}
+
+    /// @brief Number of player slots.
+    [[nodiscard]] std::size_t players() const noexcept { return players_; }
+    /// @brief Bytes of one player's input.
+    [[nodiscard]] std::size_t input_size() const noexcept { return input_size_; }
+    /// @brief The flags of @p slot.
+    [[nodiscard]] slot_flags flags(std::size_t slot) const {
+        check_slot(slot);
+        return static_cast<slot_flags>(record_[slot]);
+    }
+    /// @brief Sets the flags of @p slot.
+    void set_flags(std::size_t slot, slot_flags flags) const {
+        check_slot(slot);
+        record_[slot] = static_cast<std::byte>(flags);
+    }
+    /// @brief The input bytes of @p slot, writable.
+    [[nodiscard]] std::span<std::byte> input(std::size_t slot) const {
+        check_slot(slot);
+        return {record_ + players_ + slot * input_size_, input_size_};
+    }
+    /// @brief Marks @p slot absent, its input zero.
+    void clear(std::size_t slot) const {
+        check_slot(slot);
+        record_[slot] = std::byte{0};
+        std::memset(record_ + players_ + slot * input_size_, 0, input_size_);
+    }
+    /// @brief The whole record (flags then inputs).
+    [[nodiscard]] std::span<std::byte> record() const noexcept {
+        return {record_, input_record_size(players_, input_size_)};
+    }
+    /// @brief The record read-only, as the step sees it for frame @p frame.
+    [[nodiscard]] frame_inputs view(frame_t frame) const noexcept { return {frame, players_, input_size_, record_}; }
+
+private:
+    void check_slot(std::size_t slot) const {
+        if (slot >= players_) internal::misuse("frame_record: slot %zu is out of range (%zu slots)", slot, players_);
+    }
+
+    std::size_t players_;
+    std::size_t input_size_;
+    std::byte *record_;
+};
+
+/**
  * @brief Owns one frame's record, for code that builds inputs itself (the sync test, tools,
  * tests). Allocates once, at construction.
  *
@@ -153,7 +218,7 @@ class frame_inputs_buffer {
 public:
     /// @brief A record for @p players slots of @p input_size bytes each, every slot absent and zero.
     frame_inputs_buffer(std::size_t players, std::size_t input_size)
-        : players_{players}, input_size_{input_size}, bytes_(frame_inputs::record_size(players, input_size)) {}
+        : players_{players}, input_size_{input_size}, bytes_(input_record_size(players, input_size)) {}
 
     /// @brief Number of player slots.
     [[nodiscard]] std::size_t players() const noexcept { return players_; }
@@ -179,15 +244,17 @@ public:
         if (!known_flags(flags))
             internal::misuse("frame_inputs_buffer::set_bytes: flags 0x%x carry bits outside slot_flags",
                              static_cast<unsigned>(flags));
-        bytes_[slot] = static_cast<std::byte>(flags);
-        std::memcpy(bytes_.data() + players_ + slot * input_size_, input.data(), input_size_);
+        const frame_record r = writable();
+        r.set_flags(slot, flags);
+        std::memcpy(r.input(slot).data(), input.data(), input_size_);
     }
     /// @brief Marks @p slot absent, its input zero.
     void clear(std::size_t slot) {
         check_slot(slot);
-        bytes_[slot] = std::byte{0};
-        std::memset(bytes_.data() + players_ + slot * input_size_, 0, input_size_);
+        writable().clear(slot);
     }
+    /// @brief The record as a writable view (valid while this buffer lives).
+    [[nodiscard]] frame_record writable() noexcept { return {players_, input_size_, bytes_.data()}; }
     /// @brief A view for frame @p frame (valid while this buffer lives and is not changed).
     [[nodiscard]] frame_inputs view(frame_t frame) const noexcept {
         return {frame, players_, input_size_, bytes_.data()};

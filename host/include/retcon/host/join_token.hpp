@@ -92,9 +92,9 @@ inline constexpr std::size_t max_join_token_text = (max_join_token_bytes * 4 + 2
  * @brief Writes a key file: one line of text, "retcon-signing-key 1 <key_id> <128 hex digits>"
  * or "retcon-verify-key 1 <key_id> <64 hex digits>".
  *
- * Atomic (a temporary file beside @p path, fsync, rename, fsync of the directory): a reader
- * sees the old file or the new one. The signing key's file is created 0600 whatever the umask;
- * the verify key's 0644. An existing file is replaced.
+ * Written by write_file_atomic (<retcon/snapshot/atomic_file.hpp>): a reader sees the old file
+ * or the new one, and a failure leaves the old one. The signing key's file is 0600 whatever the
+ * umask; the verify key's 0644. An existing regular file is replaced; anything else is refused.
  */
 result<void> write_key_file(const std::filesystem::path &path, const signing_key &key);
 /// @copydoc write_key_file(const std::filesystem::path &, const signing_key &)

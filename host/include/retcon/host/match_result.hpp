@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <retcon/ecs/frame.hpp>
+#include <retcon/snapshot/fwd.hpp>
 
 namespace retcon {
 
@@ -31,13 +32,13 @@ struct match_result {
     /// @brief Why it ended: "players left", "duration", "drain", "drain forced", or
     /// "error: ..." (an exception in the game's step or a misuse report ended it).
     std::string end_reason;
-    frame_t final_frame = 0;      ///< frames simulated (the next frame it would have confirmed)
-    std::uint64_t final_hash = 0; ///< XXH3 hash of the world after the last frame
+    frame_t final_frame = 0; ///< frames simulated (the next frame it would have confirmed)
+    hash64 final_hash = 0;   ///< XXH3 hash of the world after the last frame
     std::vector<slot_result> slots;
     std::uint64_t joins = 0; ///< players who joined (reconnections count again)
     std::string replay_path; ///< empty: not recorded (or the recording failed)
     std::uint64_t replay_bytes = 0;
-    std::uint64_t replay_hash = 0;             ///< XXH3-64 of the replay file's bytes
+    hash64 replay_hash = 0;                    ///< XXH3-64 of the replay file's bytes
     std::uint64_t desyncs_verified = 0;        ///< uploads that differed from the server's world
     std::uint64_t desyncs_unverified = 0;      ///< claims no upload verified
     std::uint64_t replaced_inputs = 0;         ///< over all slots

@@ -12,6 +12,7 @@
 
 #include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/world.hpp>
+#include <retcon/snapshot/fwd.hpp>
 
 #include "events.hpp"
 #include "reconnect_token.hpp"
@@ -129,7 +130,7 @@ public:
     [[nodiscard]] retcon::reconnect_token reconnect_token() const noexcept;
     /// @brief World hash after each confirmed frame, as reported to the server (for tests and
     /// tools); calls @p fn(frame, hash) whenever one is computed.
-    void on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn);
+    void on_confirmed_hash(std::function<void(frame_t, hash64)> fn);
     /// @brief Test/debug hook: applies @p corrupt to the world once, before the next frame is
     /// simulated, to exercise desync detection end to end.
     void debug_corrupt(std::function<void(world &)> corrupt);

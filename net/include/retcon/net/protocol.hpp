@@ -20,6 +20,7 @@
 
 #include <retcon/ecs/error.hpp>
 #include <retcon/ecs/frame.hpp>
+#include <retcon/snapshot/fwd.hpp>
 
 #include "reconnect_token.hpp"
 
@@ -168,7 +169,7 @@ struct input_msg {
     std::uint8_t count = 0;
     std::uint32_t client_time_ms = 0; ///< echoed back for round-trip time
     frame_t checksum_frame = no_frame;
-    std::uint64_t checksum = 0;    ///< world hash after checksum_frame (confirmed)
+    hash64 checksum = 0;           ///< world hash after checksum_frame (confirmed)
     std::vector<std::byte> inputs; ///< count × input_size bytes (decoded form)
 };
 

@@ -121,7 +121,7 @@ struct server_options {
 
 /// @brief Called once per confirmed frame with the inputs, the world after it and its hash
 /// (for the game's own uses; `server_options::record_path` records a replay without it).
-using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const world &after, std::uint64_t hash)>;
+using confirmed_frame_fn = std::function<void(const frame_inputs &inputs, const world &after, hash64 hash)>;
 
 /**
  * @brief The server side: the clock and the authority on inputs.

@@ -13,6 +13,7 @@
 #include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
+#include <retcon/snapshot/fwd.hpp>
 
 #include "session_config.hpp"
 
@@ -32,8 +33,8 @@ struct sync_test_failure {
     /// (first run -> re-simulation; see `sync_test` for how it is found). At most 32 lines, the
     /// last one then says how many more differ; empty if the difference could not be reproduced.
     std::vector<std::string> fields;
-    std::uint64_t expected = 0; ///< hash after the stage in the first run
-    std::uint64_t actual = 0;   ///< hash after the stage in the re-simulation
+    hash64 expected = 0; ///< hash after the stage in the first run
+    hash64 actual = 0;   ///< hash after the stage in the re-simulation
     /// @brief One line for logs: "frame 42, stage 'physics': ship_pos.x of entity 12v3: 1049 -> 49
     /// (sections ship_pos)".
     [[nodiscard]] std::string describe() const;

@@ -2,7 +2,8 @@
 #define RETCON_INTERNAL_BYTE_IO_HPP
 
 // Bounds-checked little-endian reading and writing, shared by every encoder and decoder in
-// retcon (schema blocks, snapshot and replay files, wire messages). Not part of the API.
+// retcon (schema blocks, snapshot and replay files, wire messages, join tokens). Not part of the
+// API and never installed: modules reach it through retcon_internal_headers (ecs/CMakeLists.txt).
 #include <cstddef>
 #include <cstdint>
 #include <span>
