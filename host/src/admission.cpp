@@ -33,22 +33,11 @@ void hello_budget::forget_refilled(std::uint64_t now_us) {
 
 void refusal_log::note(const std::string &text, std::uint64_t now_us) {
     ++refusals_;
-    if (logged_at_ != 0 && now_us - logged_at_ < 1'000'000) {
-        ++unlogged_;
-        return;
-    }
-    std::string line = "refused: " + text;
-    if (unlogged_ != 0) line += " (and " + std::to_string(unlogged_) + " more refused since)";
-    log_(line);
-    logged_at_ = now_us;
-    unlogged_ = 0;
+    if (auto report = limiter_.refused(now_us / 1000u, {}, text)) log_("refused: " + report->text);
 }
 
 void refusal_log::flush_quiet(std::uint64_t now_us) {
-    if (unlogged_ == 0 || now_us - logged_at_ < 1'000'000) return;
-    log_("refused: " + std::to_string(unlogged_) + " more connections since the last refusal logged");
-    logged_at_ = now_us;
-    unlogged_ = 0;
+    if (auto report = limiter_.flush(now_us / 1000u)) log_("refused: " + report->text);
 }
 
 // ---------------------------------------------------------------------- admission_tickets
@@ -105,9 +94,7 @@ std::size_t admission::route(peer_id peer, wire::channel ch, std::span<const std
     wire::hello_msg h;
     if (auto r = wire::decode(data, h); !r) {
         if (r.code() == errc::bad_version)
-            return refuse(peer, wire::reject_reason::protocol,
-                          "protocol version " + std::to_string(wire::peek_hello_version(data)) + ", server speaks " +
-                              std::to_string(wire::protocol_version));
+            return refuse(peer, wire::reject_reason::protocol, wire::version_refusal(wire::peek_hello_version(data)));
         mux_.refuse(peer);
         refusals_.note("malformed hello: " + r.message(), now_);
         return no_route;

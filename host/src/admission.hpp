@@ -5,6 +5,7 @@
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/server_session.hpp>
 #include <retcon/net/transport_mux.hpp>
+#include <retcon/internal/refusal_limiter.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -61,7 +62,8 @@ public:
 
 private:
     std::function<void(std::string_view)> log_;
-    std::uint64_t refusals_ = 0, logged_at_ = 0, unlogged_ = 0;
+    internal::refusal_limiter limiter_; // the server session's limiter: one rate, one wording
+    std::uint64_t refusals_ = 0;
 };
 
 /**

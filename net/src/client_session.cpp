@@ -101,7 +101,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         cfg.input_delay = m.input_delay;
         cfg.max_input_delay = m.max_input_delay;
         players = cfg.max_players;
-        rec = players * (1u + isz);
+        rec = input_record_size(players, isz);
         clock.set_period(1000.0 / cfg.tick_hz);
         delay.reset(cfg.input_delay, std::max(cfg.input_delay, cfg.max_input_delay));
         st.input_delay = delay.frames();

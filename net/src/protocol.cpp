@@ -188,6 +188,10 @@ std::uint16_t peek_hello_version(std::span<const std::byte> packet) noexcept {
 constexpr unsigned hello_spectator = 1u;
 constexpr unsigned hello_big_endian = 2u;
 
+std::string version_refusal(std::uint32_t client_version) {
+    return "protocol version " + std::to_string(client_version) + ", server speaks " + std::to_string(protocol_version);
+}
+
 const char *to_string(reject_reason r) noexcept {
     if (r == reject_reason::none) return "none";
     const reject_reason_info *row = describe(r);

@@ -12,7 +12,7 @@
 #include "confirmed_stream.hpp"
 #include "desync_verifier.hpp"
 #include "match_recording.hpp"
-#include "refusal_limiter.hpp"
+#include <retcon/internal/refusal_limiter.hpp>
 #include "server_connections.hpp"
 #include "server_hello.hpp"
 #include "slot_inputs.hpp"
@@ -185,9 +185,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (auto r = wire::decode(data, h); !r) {
             // Another version's hello has another layout: refuse it by name, never as hostile.
             if (r.code() == errc::bad_version && !c.active())
-                return reject(c, wire::reject_reason::protocol,
-                              "protocol version " + std::to_string(wire::peek_hello_version(data)) +
-                                  ", server speaks " + std::to_string(wire::protocol_version));
+                return reject(c, wire::reject_reason::protocol, wire::version_refusal(wire::peek_hello_version(data)));
             return hostile(c, "malformed hello: " + r.message());
         }
         if (c.active()) return; // duplicate hello: ignored
@@ -375,7 +373,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const frame_t f = next_frame;
         std::byte *r = stream.put(f);
         inputs.confirm(
-            f, r,
+            f, frame_record{players, isz, r},
             [this](std::size_t s) -> conn * {
                 return slots[s].owner == no_peer ? nullptr : conns.find(slots[s].owner);
             },

@@ -95,13 +95,6 @@ public:
             std::memcpy(last.data(), in.data(), isz_);
         }
     }
-    /// @brief As above, for a record of `input_record_size(players, input_size)` bytes at
-    /// @p record (the server session's frame ring hands out pointers).
-    template<class Holder, class Replaced>
-    void confirm(frame_t frame, std::byte *record, Holder &&holder, Replaced &&replaced) {
-        confirm(frame, frame_record{received_.size(), isz_, record}, std::forward<Holder>(holder),
-                std::forward<Replaced>(replaced));
-    }
 
 private:
     std::size_t isz_ = 0;

@@ -154,11 +154,11 @@ TEST_CASE("admission: refusals are logged at most once a second, with the count 
     CHECK(lines.size() == 1);
     r.flush_quiet(6 * s);
     REQUIRE(lines.size() == 2);
-    CHECK(lines[1] == "refused: 2 more connections since the last refusal logged");
+    CHECK(lines[1] == "refused: 2 more connections refused since the last report");
     r.note("late", 6 * s + 10);
     r.note("later", 7 * s + 10);
     REQUIRE(lines.size() == 3);
-    CHECK(lines[2] == "refused: later (and 1 more refused since)");
+    CHECK(lines[2] == "refused: later (and 1 more refused since the last report)");
     CHECK(r.refusals() == 5);
 }
 

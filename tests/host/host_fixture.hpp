@@ -220,7 +220,7 @@ struct host_thread {
         std::uint64_t n = 0;
         for (const auto &l : log) {
             if (l.rfind("refused: ", 0) != 0) continue;
-            if (l.find(" more connections since the last refusal logged") != std::string::npos) {
+            if (l.find(" more connections refused since the last report") != std::string::npos) {
                 n += std::stoull(l.substr(9));
                 continue;
             }

@@ -140,3 +140,8 @@ TEST_CASE("a client's events carry their facts: rejection reason, disconnect cau
         CHECK(timed_out);
     }
 }
+
+TEST_CASE("a hello of another protocol version is refused in one wording by the server and the host",
+          "[net][events][protocol]") {
+    CHECK(wire::version_refusal(3) == "protocol version 3, server speaks " + std::to_string(wire::protocol_version));
+}

@@ -1,10 +1,10 @@
-// refusal_limiter (net/src/refusal_limiter.hpp): connections refused before their handshake,
+// refusal_limiter (ecs/internal/retcon/internal/refusal_limiter.hpp; the server session and the match host share it): connections refused before their handshake,
 // reported at most once a second with a count of the rest (docs/net.md, "Security model").
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include "refusal_limiter.hpp"
+#include <retcon/internal/refusal_limiter.hpp>
 
 using namespace retcon;
 

@@ -122,7 +122,7 @@ TEST_CASE("server_hello: spectator places and player slots run out", "[net][part
     CHECK(v.reason == wire::reject_reason::full);
 }
 
-TEST_CASE("server_hello: the welcome carries the server's settings; spectators report checksums only if verified",
+TEST_CASE("server_hello: the welcome carries the server's settings, spectators report checksums only when verified",
           "[net][parts]") {
     session_config cfg = game_config(3);
     cfg.input_delay = 2;

@@ -114,6 +114,10 @@ inline constexpr reject_reason_info reject_reasons[] = {
     return nullptr;
 }
 
+/// @brief The text of a `protocol` rejection for a hello of another protocol version:
+/// "protocol version 3, server speaks 4" (the server session and the match host send the same).
+[[nodiscard]] std::string version_refusal(std::uint32_t client_version);
+
 /// @brief The reason's name as docs/protocol.md spells it ("full", "join_token", ...); "none"
 /// for `none`; "unknown" for a value no decoder accepts.
 [[nodiscard]] const char *to_string(reject_reason r) noexcept;

@@ -1,5 +1,5 @@
-#ifndef RETCON_NET_SRC_REFUSAL_LIMITER_HPP
-#define RETCON_NET_SRC_REFUSAL_LIMITER_HPP
+#ifndef RETCON_INTERNAL_REFUSAL_LIMITER_HPP
+#define RETCON_INTERNAL_REFUSAL_LIMITER_HPP
 
 #include <cstdint>
 #include <optional>
@@ -9,7 +9,9 @@ namespace retcon::internal {
 
 /**
  * @brief Connections refused before their handshake, reported at most once a second: a flood
- * of half-open connections must not become a flood of events (docs/net.md, "Security model").
+ * of half-open connections must not become a flood of events or log lines (docs/net.md,
+ * "Security model"). The server session's connection_refused events and the match host's
+ * refusal log both go through it.
  * The refusals in between are counted; the next report says how many, and a burst followed by
  * quiet is reported by `flush` a second after the last report.
  */
