@@ -83,7 +83,7 @@ status=0
 for fuzzer in "${fuzzers[@]}"; do
   rc=$(cat "$build/logs/$fuzzer.status" 2>/dev/null || echo "did not finish")
   if [ "$rc" = 0 ]; then
-    echo "== $fuzzer: $(grep -m1 -o 'Done [0-9]* runs in [0-9]* second(s)' "$build/logs/$fuzzer.log" || echo done)"
+    echo "== $fuzzer: $(grep -m1 -o 'Done [0-9]* runs in [0-9]* second(s)' "$build/logs/$fuzzer.log" || echo finished)"
     grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$build/logs/$fuzzer.log" | sed 's/^/   /' || true
   else
     tail -n 60 "$build/logs/$fuzzer.log"
