@@ -3,7 +3,9 @@
 # for SECONDS seconds (default 30), seeded with the golden and corrupt files in tests/data (the
 # file readers), one message of each kind (the packet decoder) or a few call sequences (the C
 # API, tests/fuzz/capi_fuzz.cpp and tests/fuzz/capi_session_fuzz.cpp).
-# Crashing inputs are written to build/fuzz/artifacts/<fuzzer>/; the script fails if any.
+# The fuzzers run side by side, one a core (each still gets SECONDS of a core); their output is
+# in build/fuzz/logs/<fuzzer>.log, its last lines printed. Crashing inputs are written to
+# build/fuzz/artifacts/<fuzzer>/; the script fails if any.
 #   scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +23,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" \
   >/dev/null
 cmake --build "$build" -j2 --target "${fuzzers[@]}"
 
-status=0
+mkdir -p "$build/logs"
 for fuzzer in "${fuzzers[@]}"; do
   corpus="$build/corpus/$fuzzer"
   artifacts="$build/artifacts/$fuzzer"
@@ -52,10 +54,40 @@ for fuzzer in "${fuzzers[@]}"; do
   else
     cp tests/data/*.rcs tests/data/*.rcr tests/data/corrupt/* "$corpus"/
   fi
-  echo "== $fuzzer for ${seconds}s"
-  if ! "$build/tests/fuzz/$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
-      -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus"; then
-    echo "== $fuzzer FAILED: see $artifacts/" >&2
+done
+
+# run_fuzzer NAME: runs it for $seconds; its exit status goes to logs/NAME.status (never fails,
+# so that `wait -n` below only counts).
+run_fuzzer() {
+  local rc=0
+  "$build/tests/fuzz/$1" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
+    -artifact_prefix="$build/artifacts/$1/" -print_final_stats=1 "$build/corpus/$1" \
+    >"$build/logs/$1.log" 2>&1 || rc=$?
+  echo "$rc" >"$build/logs/$1.status"
+}
+parallel=$(nproc 2>/dev/null || echo 1)
+echo "== ${#fuzzers[@]} fuzzers for ${seconds}s each, $parallel at a time"
+running=0
+for fuzzer in "${fuzzers[@]}"; do
+  rm -f "$build/logs/$fuzzer.status"
+  run_fuzzer "$fuzzer" &
+  running=$((running + 1))
+  if ((running >= parallel)); then
+    wait -n
+    running=$((running - 1))
+  fi
+done
+wait
+
+status=0
+for fuzzer in "${fuzzers[@]}"; do
+  rc=$(cat "$build/logs/$fuzzer.status" 2>/dev/null || echo "did not finish")
+  if [ "$rc" = 0 ]; then
+    echo "== $fuzzer: $(grep -m1 -o 'Done [0-9]* runs in [0-9]* second(s)' "$build/logs/$fuzzer.log" || echo finished)"
+    grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$build/logs/$fuzzer.log" | sed 's/^/   /' || true
+  else
+    tail -n 60 "$build/logs/$fuzzer.log"
+    echo "== $fuzzer FAILED (exit $rc): see $build/artifacts/$fuzzer/ and $build/logs/$fuzzer.log" >&2
     status=1
   fi
 done

@@ -16,12 +16,17 @@ packages=(
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)
 # --cross: the cross-architecture determinism matrix's compilers and emulator
+# --lint: clang-format and clang-tidy 14 (scripts/lint.sh)
+# --ccache: ccache, which .ci/run puts in front of the compilers (docs/testing.md, "Build time")
+# Several options install in one go (.ci/run asks for all of them at once: one apt-get update).
 for arg in "$@"; do
   case "$arg" in
     --fuzz|--clang) packages+=(clang libclang-rt-14-dev) ;;
     # the cross-architecture matrix (scripts/determinism-matrix.sh): aarch64 and i686 cross
     # compilers, qemu to run aarch64 (and x86-64-v3 on a CPU without FMA), clang for its rows
     --cross) packages+=(clang g++-aarch64-linux-gnu g++-i686-linux-gnu qemu-user) ;;
+    --lint) packages+=(clang-format-14 clang-tidy-14) ;;
+    --ccache) packages+=(ccache) ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
