@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <string>
 
 #include "config_check.hpp"
+#include "event_queue.hpp"
 #include "forensics.hpp"
 #include "input_queue.hpp"
 #include "rate_meter.hpp"
@@ -54,7 +54,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     std::uint32_t presence = 0; // present bit per slot in the last confirmed frame
     bool have_presence = false;
 
-    std::deque<session_event> events;
+    internal::event_queue events;
     session_stats st;
     std::uint64_t bytes_in = 0, bytes_out = 0;
 
@@ -126,12 +126,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
 
     /// Queues an event; the caller fills the fields its kind carries (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        session_event &e = events.emplace_back();
-        e.kind = k;
-        e.frame = frame;
-        e.slot = s;
-        e.text = std::move(text);
-        return e;
+        return events.emit(k, frame, s, std::move(text));
     }
 
     /// The session is over for @p cause: the state says so and the game gets the event.
@@ -557,12 +552,7 @@ void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
 bool client_session::tick(std::span<const std::byte> input) { return impl_->tick_program(input).run(impl_->step); }
 step_requests client_session::tick_requests(std::span<const std::byte> input) { return impl_->tick_program(input); }
-bool client_session::next_event(session_event &out) {
-    if (impl_->events.empty()) return false;
-    out = std::move(impl_->events.front());
-    impl_->events.pop_front();
-    return true;
-}
+bool client_session::next_event(session_event &out) { return impl_->events.pop(out); }
 void client_session::leave() { impl_->leave(); }
 client_state client_session::state() const noexcept { return impl_->state; }
 const session_stats &client_session::stats() const noexcept { return impl_->st; }

@@ -5,10 +5,10 @@
 #include <retcon/snapshot/image.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <string>
 
 #include "config_check.hpp"
+#include "event_queue.hpp"
 #include "confirmed_stream.hpp"
 #include "desync_verifier.hpp"
 #include "match_recording.hpp"
@@ -55,7 +55,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     internal::desync_verifier verifier; // checksums, uploads, diffs, forensic files (docs/net.md)
 
     world_image outgoing; // the snapshot being sent (within one call)
-    std::deque<session_event> events;
+    internal::event_queue events;
     confirmed_frame_fn recorder;
     internal::match_recording recording; // server_options::record_path (docs/net.md)
     std::uint32_t transfer_id = 1;
@@ -84,12 +84,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// Every event of the session leaves through here: the parts return facts, never events;
     /// the caller fills the fields its kind carries (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        session_event &e = events.emplace_back();
-        e.kind = k;
-        e.frame = frame;
-        e.slot = s;
-        e.text = std::move(text);
-        return e;
+        return events.emit(k, frame, s, std::move(text));
     }
 
     void send(conn &c, wire::channel ch, std::span<const std::byte> data) {
@@ -529,12 +524,7 @@ bool server_session::should_tick(std::uint64_t now_ms) const {
 }
 void server_session::tick() { impl_->tick_program().run(impl_->step); }
 step_requests server_session::tick_requests() { return impl_->tick_program(); }
-bool server_session::next_event(session_event &out) {
-    if (impl_->events.empty()) return false;
-    out = std::move(impl_->events.front());
-    impl_->events.pop_front();
-    return true;
-}
+bool server_session::next_event(session_event &out) { return impl_->events.pop(out); }
 void server_session::end_match() { impl_->end_match(); }
 bool server_session::finished() const noexcept { return impl_->finished(); }
 frame_t server_session::frame() const noexcept { return impl_->next_frame; }

@@ -1,0 +1,40 @@
+#ifndef RETCON_NET_SRC_EVENT_QUEUE_HPP
+#define RETCON_NET_SRC_EVENT_QUEUE_HPP
+
+#include <retcon/net/events.hpp>
+
+#include <deque>
+#include <string>
+#include <utility>
+
+namespace retcon::internal {
+
+/// @brief The events a session has for the game, oldest first (docs/net.md, "Events"): the
+/// one way both sessions queue an event and hand it out with `next_event`.
+class event_queue {
+public:
+    /// @brief Queues an event; the caller fills the fields its kind carries.
+    session_event &emit(session_event_kind k, frame_t frame, int slot, std::string text) {
+        session_event &e = events_.emplace_back();
+        e.kind = k;
+        e.frame = frame;
+        e.slot = slot;
+        e.text = std::move(text);
+        return e;
+    }
+
+    /// @brief Moves the oldest event into @p out; false when there is none.
+    bool pop(session_event &out) {
+        if (events_.empty()) return false;
+        out = std::move(events_.front());
+        events_.pop_front();
+        return true;
+    }
+
+private:
+    std::deque<session_event> events_;
+};
+
+} // namespace retcon::internal
+
+#endif
