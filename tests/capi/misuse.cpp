@@ -1351,13 +1351,13 @@ TEST_CASE("capi misuse: corrupt and truncated snapshot files leave the world unc
     for (const char *name : {"bad_magic.rcs", "bad_version.rcs", "header_bitflip.rcs", "image_checksum.rcs",
                              "truncated_header.rcs", "truncated_image.rcs", "trailing_garbage.rcs", "bomb.rcs"}) {
         INFO(name);
-        const std::string path = std::string(RETCON_TEST_DATA_DIR) + "/corrupt/" + name;
+        const std::string path = (std::filesystem::path{RETCON_TEST_DATA_DIR} / "corrupt" / name).string();
         REQUIRE_FAILS(rc_snapshot_file_load(f.world, path.c_str(), &frame), RC_ERR_CORRUPT,
                       rc_world_last_error(f.world), "");
         CHECK(std::strlen(rc_world_last_error(f.world)) > 0);
     }
     // A good file of another schema.
-    const std::string golden = std::string(RETCON_TEST_DATA_DIR) + "/golden_v1.rcs";
+    const std::string golden = (std::filesystem::path{RETCON_TEST_DATA_DIR} / "golden_v1.rcs").string();
     REQUIRE_OK(rc_snapshot_file_check(golden.c_str()), rc_last_error());
     REQUIRE_FAILS(rc_snapshot_file_load(f.world, golden.c_str(), &frame), RC_ERR_SCHEMA_MISMATCH,
                   rc_world_last_error(f.world), "schema");

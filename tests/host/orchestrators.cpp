@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -109,7 +110,7 @@ TEST_CASE("orchestrators: one row per platform, and detection, names and factori
 
 #ifdef RETCON_SOURCE_DIR
 TEST_CASE("orchestrators: docs/hosting.md's table lists exactly the table's rows", "[host][orchestrator]") {
-    std::ifstream f{std::string{RETCON_SOURCE_DIR} + "/docs/hosting.md"};
+    std::ifstream f{std::filesystem::path{RETCON_SOURCE_DIR} / "docs" / "hosting.md"};
     REQUIRE(f.good());
     std::stringstream text;
     text << f.rdbuf();

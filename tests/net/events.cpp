@@ -8,6 +8,7 @@
 #include <retcon/net/events.hpp>
 #include <retcon/net/protocol.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -22,7 +23,7 @@ using namespace retcon::test;
 namespace {
 
 std::string read_doc(const char *name) {
-    std::ifstream in{std::string{RETCON_DOCS_DIR} + "/" + name};
+    std::ifstream in{std::filesystem::path{RETCON_DOCS_DIR} / name};
     REQUIRE(in);
     std::ostringstream s;
     s << in.rdbuf();
