@@ -1,6 +1,7 @@
 // demo_client: plays the retcon demo game in the terminal (or headless, or as a bot), or plays
 // back and verifies a recorded replay.
 #include <CLI/CLI.hpp>
+#include <cli_ranges.hpp>
 
 #include "client_app.hpp"
 
@@ -31,11 +32,14 @@ int main(int argc, char **argv) {
                    "the join token a lobby (or retcon-token issue) gave for this match, when the server requires one");
     app.add_option("--seed", s.seed, "bot seed")->capture_default_str();
     app.add_option("--replay", s.replay, "play back (and verify) a recorded .rcr match");
-    app.add_option("--speed", s.speed, "replay playback speed")->capture_default_str();
+    app.add_option("--speed", s.speed, "replay playback speed")
+        ->check(retcon::tools::finite_range(0.125, 64))
+        ->capture_default_str();
     app.add_option("--hash-log", s.hash_log, "write every confirmed frame's world hash to this file");
     app.add_option("--check-hash-log", s.check_hash_log, "with --replay: compare a --hash-log file with the replay");
     app.add_option("--debug-desync", s.debug_desync, "corrupt one component at this frame, to show desync handling");
-    app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)");
+    app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)")
+        ->check(retcon::tools::finite_range(0, 86400));
     CLI11_PARSE(app, argc, argv);
     const auto colon = connect.rfind(':');
     if (colon == std::string::npos) {

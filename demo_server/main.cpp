@@ -1,6 +1,7 @@
 // demo_server: hosts matches of the retcon demo game over ENet (one by default) with the match
 // host (docs/hosting.md): open to anyone, or by join token; records replays; drains on SIGTERM.
 #include <CLI/CLI.hpp>
+#include <cli_ranges.hpp>
 
 #include "server_app.hpp"
 
@@ -22,9 +23,11 @@ int main(int argc, char **argv) {
     app.add_option("--fleet", s.fleet, "the fleet join tokens must name")->capture_default_str();
     app.add_option("--replay-dir", s.replay_dir, "record every match as DIR/<match id>.rcr");
     app.add_option("--drain-grace", s.drain_grace_s, "on SIGTERM, running matches may go on this many seconds")
+        ->check(retcon::tools::finite_range(0, 86400))
         ->capture_default_str();
     app.add_option("--metrics-port", s.metrics_port,
-                   "serve Prometheus metrics on 127.0.0.1:PORT/metrics (0: a free port)");
+                   "serve Prometheus metrics on 127.0.0.1:PORT/metrics (0: a free port, -1: off)")
+        ->check(CLI::Range(-1, 65535));
     app.add_option("--max-peers-per-address", s.max_peers_per_address,
                    "connections from one IP address (raise it for a load generator on one machine)")
         ->capture_default_str();
@@ -32,7 +35,8 @@ int main(int argc, char **argv) {
     app.add_option("--record", s.record, "write the first match's replay to this .rcr file");
     app.add_option("--duration", s.duration_s,
                    "end each match after this many seconds, then exit (0: matches end when their players leave, and "
-                   "open matches are replaced; run until SIGTERM)");
+                   "open matches are replaced; run until SIGTERM)")
+        ->check(retcon::tools::finite_range(0, 86400));
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
     app.add_option("--match-limit", s.match_limit, "serve this many matches, then drain and exit (0: no limit)")

@@ -273,7 +273,8 @@ result<std::uint32_t> read_key_file(const std::filesystem::path &path, const cha
     const std::string p = path.string();
     const bool secret = std::strcmp(kind, signing_kind) == 0;
     const char *what = secret ? "signing key file " : "verify key file ";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO would otherwise hold the open until a writer comes (refused below).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         if (errno == ENOENT) return error{errc::not_found, std::string{what} + p + " does not exist"};
         return error{errc::io, os_error(std::string{"cannot read "} + what, path)};

@@ -167,7 +167,15 @@ void print_token(const retcon::join_token &t, std::size_t size, std::uint64_t no
 int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
                 const std::optional<std::string> &fleet, std::optional<std::uint64_t> now_arg) {
     if (text == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        // A token's text with generous room for blanks around it; more is not a token, and an
+        // endless stream (`< /dev/zero`) must not be read into memory.
+        constexpr std::size_t max_stdin = retcon::max_join_token_text + 4096;
+        text.assign(max_stdin + 1, '\0');
+        std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(std::cin.gcount()));
+        if (text.size() > max_stdin)
+            return fail(exit_code::usage, "standard input holds more than " + std::to_string(max_stdin) +
+                                              " bytes: not a join token");
         const auto first = text.find_first_not_of(" \t\r\n");
         const auto last = text.find_last_not_of(" \t\r\n");
         text = first == std::string::npos ? std::string{} : text.substr(first, last - first + 1);

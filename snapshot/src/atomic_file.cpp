@@ -1,6 +1,8 @@
 // The one atomic file writer (docs/snapshot.md, "Writing files").
 #include <retcon/snapshot/atomic_file.hpp>
 
+#include "fs.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,18 +18,6 @@ namespace {
 
 error os_error(const std::filesystem::path &path, const std::string &what) {
     return error{errc::io, path.string() + ": " + what + ": " + std::strerror(errno)};
-}
-
-/// What @p mode says a file is, for "refusing to replace" messages; nullptr for a regular file.
-const char *not_regular(mode_t mode) noexcept {
-    if (S_ISREG(mode)) return nullptr;
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISLNK(mode)) return "a symbolic link";
-    return "not a regular file";
 }
 
 bool write_all(int fd, std::span<const std::byte> bytes) {
@@ -52,7 +42,7 @@ result<void> write_file_atomic(const std::filesystem::path &path, std::span<cons
     // made it. Checked first so nothing is written beside a path that will be refused anyway.
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0) {
-        if (const char *what = not_regular(st.st_mode))
+        if (const char *what = internal::not_regular(st.st_mode))
             return error{errc::io,
                          path.string() + ": is " + std::string{what} + ", not a regular file; refusing to replace it"};
     } else if (errno != ENOENT) {

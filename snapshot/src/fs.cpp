@@ -30,8 +30,21 @@ bool write_all(int fd, std::span<const std::byte> bytes) {
 }
 } // namespace
 
-result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+const char *not_regular(unsigned mode) noexcept {
+    if (S_ISREG(mode)) return nullptr;
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+result<int> open_regular_file(const std::filesystem::path &path) {
+    // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever if none comes.
+    // It changes nothing for a regular file, the only kind read past the check below.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) return os_error(path, "cannot open");
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -41,7 +54,20 @@ result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std:
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        return error{errc::io, path.string() + ": not a regular file"};
+        return error{errc::io, path.string() + ": " + not_regular(st.st_mode) + ", not a regular file"};
+    }
+    return fd;
+}
+
+result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes) {
+    auto opened = open_regular_file(path);
+    if (!opened) return opened.err();
+    const int fd = *opened;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const auto e = os_error(path, "cannot stat");
+        ::close(fd);
+        return e;
     }
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_bytes) {

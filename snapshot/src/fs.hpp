@@ -11,6 +11,14 @@
 
 namespace retcon::internal {
 
+/// @brief What a file of type @p mode (stat's st_mode) is, for messages ("a FIFO", "a directory");
+/// nullptr for a regular file.
+[[nodiscard]] const char *not_regular(unsigned mode) noexcept;
+
+/// @brief Opens @p path for reading if it is a regular file, without blocking on a FIFO; the
+/// caller closes the descriptor. Errors: cannot open, or "<path>: a FIFO, not a regular file".
+result<int> open_regular_file(const std::filesystem::path &path);
+
 /// @brief Reads a whole file, refusing files larger than @p max_bytes before reading them.
 result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes);
 

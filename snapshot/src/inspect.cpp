@@ -2,14 +2,17 @@
 
 #include <retcon/snapshot/replay.hpp>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <string_view>
+
+#include <unistd.h>
 
 #include <retcon/internal/field_kinds.hpp>
 
 #include "file_header.hpp"
+#include "fs.hpp"
 #include "image_layout.hpp"
 #include "value_text.hpp"
 
@@ -83,11 +86,18 @@ std::string describe_schema(const schema &s) {
 }
 
 result<file_kind> detect_file_kind(const std::filesystem::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return error{errc::io, path.string() + ": cannot open"};
+    auto fd = internal::open_regular_file(path);
+    if (!fd) return fd.err();
     unsigned char m[4] = {};
-    in.read(reinterpret_cast<char *>(m), 4);
-    if (in.gcount() < 4) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
+    std::size_t got = 0;
+    while (got < sizeof m) {
+        const ssize_t n = ::read(*fd, m + got, sizeof m - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(*fd);
+    if (got < sizeof m) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
     const std::uint32_t magic =
         std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) | (std::uint32_t{m[3]} << 24);
     switch (internal::identify_magic(magic)) {

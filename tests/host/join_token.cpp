@@ -566,6 +566,12 @@ TEST_CASE("join tokens: key files round trip, the secret one is 0600, damage is 
                Catch::Contains("s.key: is a signing (secret) key file; a verify (public) key file is needed"));
     const auto not_file = read_verify_key(dir.path());
     CHECK_THAT(not_file.message(), Catch::Contains("is not a regular file"));
+    // A named pipe nobody writes to is refused at once (opening it plainly waits for a writer).
+    const auto pipe = dir / "pipe.key";
+    REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
+    const auto fifo = read_verify_key(pipe);
+    CHECK(fifo.code() == errc::io);
+    CHECK_THAT(fifo.message(), Catch::Contains("pipe.key is not a regular file"));
     const auto short_public = read_verify_key(text("p2.key", "retcon-verify-key 1 4 abcd\n"));
     CHECK_THAT(short_public.message(), Catch::Contains("has 4 hexadecimal digits, 64 expected"));
 
@@ -762,6 +768,17 @@ TEST_CASE("retcon-token: keygen, issue and inspect end to end", "[host][token][t
     const auto fleet_check = run_tool("inspect " + token + " --public " + p + " --fleet us-2 --now 1700000060");
     CHECK(fleet_check.status == 1);
     CHECK_THAT(fleet_check.out, Catch::Contains("this server is 'us-2'"));
+    // A token on standard input is read; an endless stream is not read into memory.
+    {
+        std::ofstream{dir / "token.txt"} << "\n  " << token << "\n";
+    }
+    const auto from_stdin = run_tool("inspect - --public " + p + " --now 1700000060 < " + (dir / "token.txt").string());
+    INFO(from_stdin.out);
+    CHECK(from_stdin.status == 0);
+    CHECK_THAT(from_stdin.out, Catch::Contains("match id:    m-7"));
+    const auto endless = run_tool("inspect - < /dev/zero");
+    CHECK(endless.status == 2);
+    CHECK_THAT(endless.out, Catch::Contains("standard input holds more than") && Catch::Contains("not a join token"));
     const auto malformed = run_tool("inspect " + token.substr(0, 60));
     CHECK(malformed.status == 2);
     CHECK_THAT(malformed.out, Catch::Contains("malformed join token"));

@@ -1,9 +1,11 @@
 # Runs the retcon tool once and checks its exit code and output.
 #   cmake -DRETCON=<tool> -DARGS="a|b|c" -DEXPECT_EXIT=<n>
 #         [-DEXPECT_OUT=<regex>] [-DEXPECT_ERR=<regex>] [-DREJECT_OUT=<regex>]
-#         [-DCUT=<source>|<bytes>|<destination>] -P cli.cmake
+#         [-DCUT=<source>|<bytes>|<destination>] [-DFIFO=<path>] -P cli.cmake
 # ARGS separates arguments with '|' (a ';' would be split by add_test). CUT first writes the
 # first <bytes> bytes of <source> to <destination>: a file cut short, as by a crash mid-write.
+# FIFO first makes <path> a named pipe nobody writes to: a reader that opens it plainly waits
+# forever (the TIMEOUT below turns that into a failure).
 if(NOT DEFINED RETCON OR NOT DEFINED EXPECT_EXIT)
   message(FATAL_ERROR "cli.cmake needs -DRETCON=... and -DEXPECT_EXIT=...")
 endif()
@@ -22,12 +24,24 @@ if(DEFINED CUT)
     message(FATAL_ERROR "could not cut ${cut_source} to ${cut_bytes} bytes (got ${cut_size})")
   endif()
 endif()
+if(DEFINED FIFO)
+  get_filename_component(fifo_dir "${FIFO}" DIRECTORY)
+  file(MAKE_DIRECTORY "${fifo_dir}")
+  file(REMOVE "${FIFO}")
+  execute_process(COMMAND mkfifo "${FIFO}" RESULT_VARIABLE fifo_rc)
+  if(NOT fifo_rc EQUAL 0)
+    message(FATAL_ERROR "could not make the FIFO ${FIFO}")
+  endif()
+endif()
 set(args "")
 if(DEFINED ARGS AND NOT ARGS STREQUAL "")
   string(REPLACE "|" ";" args "${ARGS}")
 endif()
 execute_process(COMMAND ${RETCON} ${args}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(DEFINED FIFO)
+  file(REMOVE "${FIFO}")
+endif()
 set(report "retcon ${args}\n--- exit ${rc} (expected ${EXPECT_EXIT})\n--- stdout\n${out}\n--- stderr\n${err}")
 if(NOT rc STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "unexpected exit code\n${report}")

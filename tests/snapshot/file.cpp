@@ -2,6 +2,8 @@
 // hostile input (truncation, bit flips, forged headers, decompression bombs).
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/hash.hpp>
+#include <retcon/snapshot/inspect.hpp>
+#include <retcon/snapshot/replay.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "common/bytes.hpp"
 #include "common/components.hpp"
@@ -376,4 +379,27 @@ TEST_CASE("a decompression bomb within the image limit is refused before the ima
     CHECK_THAT(r.message(), Contains("bomb.rcs at byte"));
     INFO("peak memory grew by " << grown_mib << " MiB");
     CHECK(grown_mib < 64);
+}
+
+TEST_CASE("file readers refuse a named pipe at once instead of waiting for a writer", "[file]") {
+    // Opening a FIFO for reading blocks until something writes to it; the readers must say what
+    // it is and return (before, `retcon inspect` on one never returned).
+    temp_dir dir;
+    const auto pipe = dir / "pipe.rcs";
+    REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
+    const std::string expected = pipe.string() + ": a FIFO, not a regular file";
+    const auto snapshot = read_snapshot_file(pipe);
+    REQUIRE_FALSE(snapshot);
+    CHECK(snapshot.code() == errc::io);
+    CHECK(snapshot.message() == expected);
+    const auto replay = replay_reader::open(pipe);
+    REQUIRE_FALSE(replay);
+    CHECK(replay.message() == expected);
+    const auto kind = detect_file_kind(pipe);
+    REQUIRE_FALSE(kind);
+    CHECK(kind.message() == expected);
+    // A directory is named as one.
+    const auto directory = read_snapshot_file(dir.path());
+    REQUIRE_FALSE(directory);
+    CHECK(directory.message() == dir.path().string() + ": a directory, not a regular file");
 }

@@ -5,6 +5,7 @@
 //   retcon-relay --listen 7778 --server 127.0.0.1:7777 --delay 40 --jitter 10 --loss 0.05 --seed 1
 // (round-trip delay is twice --delay). Prints packet counts every --report seconds.
 #include <CLI/CLI.hpp>
+#include <cli_ranges.hpp>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -76,15 +77,18 @@ int main(int argc, char **argv) {
     CLI::App app{"retcon-relay: seeded UDP impairment proxy (delay, jitter, loss, duplication, reordering)"};
     app.add_option("--listen", listen_port, "local port clients connect to")->capture_default_str();
     app.add_option("--server", server, "server HOST:PORT (IPv4)")->capture_default_str();
-    app.add_option("--delay", delay, "one-way delay in ms, each direction");
-    app.add_option("--jitter", jitter, "uniform extra delay 0..J ms");
-    app.add_option("--loss", loss, "drop probability per packet")->check(CLI::Range(0.0, 1.0));
-    app.add_option("--duplicate", duplicate, "duplication probability")->check(CLI::Range(0.0, 1.0));
+    app.add_option("--delay", delay, "one-way delay in ms, each direction")
+        ->check(retcon::tools::finite_range(0, 60000));
+    app.add_option("--jitter", jitter, "uniform extra delay 0..J ms")->check(retcon::tools::finite_range(0, 60000));
+    app.add_option("--loss", loss, "drop probability per packet")->check(retcon::tools::finite_range(0, 1));
+    app.add_option("--duplicate", duplicate, "duplication probability")->check(retcon::tools::finite_range(0, 1));
     app.add_option("--reorder", reorder, "probability of an extra 1..2×jitter delay (arrives late)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(retcon::tools::finite_range(0, 1));
     app.add_option("--seed", seed, "random seed")->capture_default_str();
-    app.add_option("--duration", duration, "exit after this many seconds (0: until SIGINT/SIGTERM)");
-    app.add_option("--report", report, "print counters every N seconds (0: only at exit)");
+    app.add_option("--duration", duration, "exit after this many seconds (0: until SIGINT/SIGTERM)")
+        ->check(retcon::tools::finite_range(0, 1e7));
+    app.add_option("--report", report, "print counters every N seconds (0: only at exit)")
+        ->check(retcon::tools::finite_range(0, 86400));
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success &e) { // --help
