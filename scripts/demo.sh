@@ -9,7 +9,8 @@ port="${RETCON_DEMO_PORT:-7777}"
 
 scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target demo_server demo_client retcon_cli
+# retcon-token too: the README's hosting section starts with it.
+cmake --build --preset release --target demo_server demo_client retcon_cli retcon_token
 
 bin=build/release
 run=build/release/demo-run
