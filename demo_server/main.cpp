@@ -2,6 +2,7 @@
 // host (docs/hosting.md): open to anyone, or by join token; records replays; drains on SIGTERM.
 #include <CLI/CLI.hpp>
 #include <cli_ranges.hpp>
+#include <retcon/host/match_host.hpp>
 
 #include "server_app.hpp"
 
@@ -15,7 +16,7 @@ int main(int argc, char **argv) {
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
     app.add_option("--matches", s.matches, "matches at once (open: kept running; with --token-key: opened by tokens)")
-        ->check(CLI::Range(1, 1000))
+        ->check(CLI::Range(1u, retcon::max_host_matches))
         ->capture_default_str();
     app.add_option("--token-key", s.token_keys,
                    "admit players by join token only, signed by this key (a retcon-token verify-key file; give two "

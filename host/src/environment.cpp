@@ -122,7 +122,7 @@ result<void> apply_environment(host_options &options, const env_lookup &env) {
         break;
     }
     if (auto v = env("RETCON_BIND")) o.bind_host = *v;
-    if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCHES", o.max_matches, 1, 4096); !r) return r;
+    if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCHES", o.max_matches, 1, max_host_matches); !r) return r;
     if (auto r = parse_number<std::uint32_t>(env, "RETCON_MATCH_LIMIT", o.match_limit, 0,
                                              std::numeric_limits<std::uint32_t>::max());
         !r)

@@ -271,8 +271,10 @@ struct match_host::impl final : admission_host {
 
 result<std::unique_ptr<match_host>> match_host::create(host_options options, game_factory factory) {
     if (!factory) return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: no game factory"};
-    if (options.max_matches == 0)
-        return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: max_matches is 0"};
+    if (options.max_matches == 0 || options.max_matches > max_host_matches)
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument,
+                                                   "match_host: max_matches is " + std::to_string(options.max_matches) +
+                                                       ", not 1.." + std::to_string(max_host_matches)};
     if (options.token_keys.empty() && (options.open_matches == 0 || options.open_matches > options.max_matches))
         return result<std::unique_ptr<match_host>>{errc::invalid_argument, "match_host: open_matches must be 1.." +
                                                                                std::to_string(options.max_matches)};

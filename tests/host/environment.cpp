@@ -96,6 +96,7 @@ TEST_CASE("environment: a malformed variable is an error naming it, and changes 
         {"PORT", "-1"},
         {"RETCON_MATCHES", "0"},
         {"RETCON_MATCHES", "many"},
+        {"RETCON_MATCHES", "1001"}, // one limit with demo_server --matches: max_host_matches
         {"RETCON_DRAIN_GRACE_S", "soon"},
         {"RETCON_DRAIN_GRACE_S", "-3"},
         {"RETCON_METRICS_PORT", "http"},

@@ -711,3 +711,16 @@ TEST_CASE("run puts the misuse handler back when an exception from the game's st
     const auto after = set_misuse_handler(before);
     CHECK(after == &sentinel_misuse);
 }
+
+TEST_CASE("create refuses more matches than one host can run, naming the limit", "[host]") {
+    auto o = local_options();
+    o.open_params = params_of(1, 5);
+    o.max_matches = max_host_matches + 1;
+    o.open_matches = 1;
+    const auto refused = match_host::create(o, counter_game);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.code() == errc::invalid_argument);
+    CHECK(refused.message() == "match_host: max_matches is 1001, not 1..1000");
+    o.max_matches = max_host_matches;
+    CHECK(match_host::create(o, counter_game).ok());
+}

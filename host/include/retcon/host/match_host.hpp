@@ -39,11 +39,15 @@ struct hosted_game {
 /// host_options::open_params). An error refuses the token with its message.
 using game_factory = std::function<result<hosted_game>(const match_params &params)>;
 
+/// @brief The most matches one host runs at once: ENet gives one socket at most 4095 peers, and a
+/// thousand matches of a few players each already use them (host_options::max_matches).
+inline constexpr std::uint32_t max_host_matches = 1000;
+
 /// @brief A match host's settings (docs/hosting.md has the defaults' reasons).
 struct host_options {
     std::uint16_t port = 7777;     ///< UDP port (0: a free one, see match_host::port)
     std::string bind_host;         ///< local address to listen on (empty: all)
-    std::uint32_t max_matches = 1; ///< matches running at once (token mode: opened on demand)
+    std::uint32_t max_matches = 1; ///< matches running at once, 1..max_host_matches (token mode: opened on demand)
 
     /// @name Admission
     /// @{
