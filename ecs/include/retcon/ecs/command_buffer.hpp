@@ -90,9 +90,9 @@ public:
 private:
     enum class kind : std::uint8_t { emplace, emplace_or_replace, remove, destroy };
     struct command {
-        kind what;
-        world::size_type pool;
-        entity target;
+        kind what{};
+        world::size_type pool{};
+        entity target{};
         std::uint32_t offset;
     };
 

@@ -130,9 +130,9 @@ public:
 
 private:
     struct system {
-        std::string name;
-        std::string query;
-        system_fn fn;
+        std::string name{};
+        std::string query{};
+        system_fn fn{};
     };
     std::vector<system> systems_;
 };

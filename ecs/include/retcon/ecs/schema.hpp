@@ -49,7 +49,7 @@ class schema {
 public:
     /// @brief One field, with its name owned by the schema.
     struct field {
-        std::string name;
+        std::string name{};
         std::uint32_t offset = 0;
         std::uint32_t size = 0;
         std::uint32_t count = 1;
@@ -57,10 +57,10 @@ public:
     };
     /// @brief One declared type (component or resource), with owned names.
     struct type {
-        std::string name;
+        std::string name{};
         std::uint32_t size = 0; ///< 0 for tags
         std::uint32_t align = 1;
-        std::vector<field> fields;
+        std::vector<field> fields{};
         std::uint32_t seq = ~std::uint32_t{0}; ///< process-local lookup key; none for parsed schemas
     };
     /// @brief Sentinel for "not declared".

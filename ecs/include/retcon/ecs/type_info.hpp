@@ -68,7 +68,7 @@ enum class field_kind : std::uint8_t {
 
 /// @brief One registered field: its name, where it lives and how to read it.
 struct field_info {
-    std::string_view name;
+    std::string_view name{};
     std::uint32_t offset = 0; ///< byte offset inside the type
     std::uint32_t size = 0;   ///< total bytes, count * element size
     std::uint32_t count = 1;  ///< array extent (1 for scalars)
@@ -77,10 +77,10 @@ struct field_info {
 
 /// @brief The registered description of a component or resource type.
 struct type_info {
-    std::string_view name;
+    std::string_view name{};
     std::uint32_t size = 0;  ///< 0 for tags (empty types keep no payload)
     std::uint32_t align = 1; ///< canonical alignment (from the field kinds, the same on every CPU)
-    std::span<const field_info> fields;
+    std::span<const field_info> fields{};
     [[nodiscard]] bool is_tag() const noexcept { return size == 0; }
 };
 
@@ -92,15 +92,15 @@ struct type_tag {};
 
 template<class T, std::size_t N>
 struct type_description {
-    std::string_view name;
-    std::array<field_info, N> fields;
+    std::string_view name{};
+    std::array<field_info, N> fields{};
     std::array<std::uint32_t, N> field_align; ///< canonical alignment of each field's element
     std::uint32_t align = 1;                  ///< canonical alignment of T: the largest field_align
 };
 
 /// @brief A field as a declaration produces it: its table entry and its canonical alignment.
 struct declared_field {
-    field_info info;
+    field_info info{};
     std::uint32_t align = 1;
 };
 

@@ -485,16 +485,16 @@ private:
     friend class command_buffer;
 
     struct hooks {
-        hook on_add;
-        hook on_remove;
+        hook on_add{};
+        hook on_remove{};
     };
     /// @brief One removal in progress while an on_remove hook runs: @p pool is the pool whose
     /// hook runs, or npos for "destroy(@p target) is running". Nodes live on the stack of
     /// destroy/erase_at and form a list through @p outer (innermost first).
     struct removal {
-        entity target;
-        size_type pool;
-        const removal *outer;
+        entity target{};
+        size_type pool{};
+        const removal *outer{};
     };
     /// @brief Pushes a removal node for its lifetime (popped even when a hook throws).
     class removal_scope {

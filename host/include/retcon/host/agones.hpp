@@ -49,9 +49,9 @@ struct agones_options {
     /// `retcon-protocol` (the wire protocol version the server speaks) and `retcon-accepting`
     /// ("true", then "false" once the host opens no new match: draining or its match limit
     /// reached), for the allocation's selectors.
-    std::vector<std::pair<std::string, std::string>> labels;
+    std::vector<std::pair<std::string, std::string>> labels{};
     /// @brief Annotations set once the sidecar answers.
-    std::vector<std::pair<std::string, std::string>> annotations;
+    std::vector<std::pair<std::string, std::string>> annotations{};
 };
 
 /// @brief What the Agones orchestrator has seen and done (any thread; for logs and tests).

@@ -42,8 +42,8 @@ enum class platform {
 /// @brief One environment variable the host reads, for docs and for checking deployment
 /// manifests against the code.
 struct env_variable {
-    std::string_view name;
-    std::string_view meaning;
+    std::string_view name{};
+    std::string_view meaning{};
 };
 
 /// @brief Every variable `apply_environment` and the orchestrators read (docs/hosting.md,
@@ -61,16 +61,16 @@ struct env_variable {
  * its implementation (with its tests and its row in the docs).
  */
 struct orchestrator_descriptor {
-    platform id;
-    std::string_view name; ///< what `--orchestrator` and the log call it
+    platform id{};
+    std::string_view name{}; ///< what `--orchestrator` and the log call it
     /// @brief The variable whose presence (set, not empty) selects it; empty: the fallback
     /// when no other is selected. Rows are tried in order.
-    std::string_view selected_by;
-    std::string_view help; ///< one line: what it tells the platform
+    std::string_view selected_by{};
+    std::string_view help{}; ///< one line: what it tells the platform
     /// @brief Makes it from the environment (an error names a malformed variable).
     result<std::unique_ptr<orchestrator>> (*make)(const env_lookup &env);
     /// @brief The platform's own variables it (or apply_environment) reads.
-    std::span<const env_variable> variables;
+    std::span<const env_variable> variables{};
 };
 
 /// @brief Every orchestrator, in the order `detect_platform` tries them.

@@ -40,7 +40,7 @@ private:
 
 /// @brief One running match's counters.
 struct match_metrics {
-    std::string match_id;
+    std::string match_id{};
     std::uint32_t players = 0;
     std::uint32_t spectators_and_pending = 0; ///< connections that are not players
     std::uint32_t frame = 0;
@@ -75,9 +75,9 @@ struct host_metrics {
     std::uint64_t desyncs_verified = 0; ///< totals, including ended matches
     std::uint64_t replaced_inputs = 0;
     std::uint64_t bytes_in = 0, bytes_out = 0;
-    lateness_histogram lateness;
-    tick_costs costs;
-    std::vector<match_metrics> per_match; ///< the running matches
+    lateness_histogram lateness{};
+    tick_costs costs{};
+    std::vector<match_metrics> per_match{}; ///< the running matches
 };
 
 /// @brief The metrics as Prometheus text exposition (version 0.0.4): `retcon_host_*` per

@@ -27,12 +27,12 @@ namespace retcon {
 /// from the match's parameters.
 struct hosted_game {
     std::unique_ptr<world> state; ///< the starting world (the host owns it for the match)
-    step_function step;
-    session_config config;
+    step_function step{};
+    session_config config{};
     /// @brief Fills each slot's score and outcome from the final world (optional).
     std::function<void(const world &final_world, std::span<slot_result> slots)> report;
     /// @brief Key/value pairs recorded in the replay's metadata (besides the match id).
-    std::vector<std::pair<std::string, std::string>> metadata;
+    std::vector<std::pair<std::string, std::string>> metadata{};
 };
 
 /// @brief Makes a match's game from its parameters (from the join token that opened it, or
@@ -46,15 +46,15 @@ inline constexpr std::uint32_t max_host_matches = 1000;
 /// @brief A match host's settings (docs/hosting.md has the defaults' reasons).
 struct host_options {
     std::uint16_t port = 7777;     ///< UDP port (0: a free one, see match_host::port)
-    std::string bind_host;         ///< local address to listen on (empty: all)
+    std::string bind_host{};         ///< local address to listen on (empty: all)
     std::uint32_t max_matches = 1; ///< matches running at once, 1..max_host_matches (token mode: opened on demand)
 
     /// @name Admission
     /// @{
     /// @brief Public keys whose join tokens are accepted (two during a rotation). Empty: open
     /// mode — anyone may join, and the host keeps `open_matches` matches of `open_params`.
-    std::vector<verify_key> token_keys;
-    std::string fleet;               ///< tokens must name this fleet
+    std::vector<verify_key> token_keys{};
+    std::string fleet{};               ///< tokens must name this fleet
     std::uint32_t clock_skew_s = 30; ///< tolerance on a token's issue and expiry times
     /// @brief Token mode: hellos one IP address may have checked, per second on average, in
     /// bursts of `hello_burst`; beyond, connections are dropped unanswered (0: no limit). A
@@ -62,7 +62,7 @@ struct host_options {
     std::uint32_t hellos_per_second = 10;
     std::uint32_t hello_burst = 20;
     std::uint32_t open_matches = 1; ///< open mode: matches kept running (≤ max_matches)
-    match_params open_params;       ///< open mode: every match's parameters (seed + match number)
+    match_params open_params{};       ///< open mode: every match's parameters (seed + match number)
     /// @brief Open mode: a match that ended is replaced by a fresh one. Off, `run` returns once
     /// the first `open_matches` have ended (demo_server --duration).
     bool reopen_matches = true;
@@ -77,11 +77,11 @@ struct host_options {
 
     /// @name Matches
     /// @{
-    server_options session; ///< each match's session tuning (record_path is set per match)
+    server_options session{}; ///< each match's session tuning (record_path is set per match)
     /// @brief Where each match's replay goes, as `<replay_dir>/<match id>.rcr` (empty: not recorded).
-    std::filesystem::path replay_dir;
+    std::filesystem::path replay_dir{};
     /// @brief Replaces the replay path of a host with one open match (demo_server --record).
-    std::filesystem::path single_replay_path;
+    std::filesystem::path single_replay_path{};
     std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
     /// and nobody joined too. Open mode keeps waiting for the first player.

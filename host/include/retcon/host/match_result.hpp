@@ -14,7 +14,7 @@ namespace retcon {
 struct slot_result {
     int slot = 0;
     std::uint64_t player_id = 0;       ///< from the slot's join token (0 in open mode)
-    std::string name;                  ///< the last name the slot's player gave
+    std::string name{};                  ///< the last name the slot's player gave
     std::int64_t score = 0;            ///< as the game reports it (hosted_game::report)
     std::string outcome;               ///< as the game reports it ("won", "lost", ...; empty: none)
     std::uint64_t replaced_inputs = 0; ///< inputs the server substituted for this slot
@@ -28,13 +28,13 @@ struct slot_result {
  * The host passes it to `match_host::on_result` and writes it as one JSON line to its log.
  */
 struct match_result {
-    std::string match_id;
+    std::string match_id{};
     /// @brief Why it ended: "players left", "duration", "drain", "drain forced", or
     /// "error: ..." (an exception in the game's step or a misuse report ended it).
-    std::string end_reason;
+    std::string end_reason{};
     frame_t final_frame = 0; ///< frames simulated (the next frame it would have confirmed)
     hash64 final_hash = 0;   ///< XXH3 hash of the world after the last frame
-    std::vector<slot_result> slots;
+    std::vector<slot_result> slots{};
     std::uint64_t joins = 0; ///< players who joined (reconnections count again)
     std::string replay_path; ///< empty: not recorded (or the recording failed)
     std::uint64_t replay_bytes = 0;

@@ -35,7 +35,7 @@ struct client_options {
     /// @brief Admission proof from the studio's matchmaker or lobby, sent in the hello (a match
     /// host that admits by token refuses a client without one: docs/join-tokens.md). A client
     /// reconnecting to a host presents the same join token with its reconnect token. Empty: none.
-    std::vector<std::byte> join_token;
+    std::vector<std::byte> join_token{};
     /// @brief How long to wait for the server's welcome, from the first poll; then the session
     /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
     /// 0: wait for the transport to give up.

@@ -69,7 +69,7 @@ struct enet_options {
     /// @brief Client: the local address to send from (empty: any). Lets loopback tests use
     /// 127.0.0.2, 127.0.0.3, ... as distinct sources. A server takes its address as a parameter
     /// of make_enet_server instead.
-    std::string bind_host;
+    std::string bind_host{};
 };
 
 /**

@@ -81,16 +81,16 @@ struct session_event {
     std::uint64_t count = 0;
     /// @brief Server: the peer's address ("HOST:PORT", empty on the simulated network) for
     /// player_joined, player_left, disconnected and a connection_refused of one connection.
-    std::string address;
+    std::string address{};
     /// @brief Server: the player's name from its hello (player_joined, player_left, disconnected).
     /// Untrusted: chosen by the client.
-    std::string name;
+    std::string name{};
     /// @brief recording_failed: the file that could not be written.
-    std::string path;
+    std::string path{};
     /// @brief desync_detected: what diverged, one entry each: "pool.field" (the first
     /// differing field of the pool's first differing entity), "pool", "entities", "groups",
     /// "resources" (docs/net.md, "Desync forensics"). Empty when the divergence was not named.
-    std::vector<std::string> diverging;
+    std::vector<std::string> diverging{};
 };
 
 /// @brief Name of an event kind ("desync_detected", ...).

@@ -86,9 +86,9 @@ enum class reject_reason : std::uint8_t {
 
 /// @brief One reject reason as the protocol defines it.
 struct reject_reason_info {
-    reject_reason reason;
+    reject_reason reason{};
     const char *name;    ///< as docs/protocol.md spells it ("full", "join_token", ...)
-    const char *meaning; ///< one line for docs and logs
+    const char *meaning{}; ///< one line for docs and logs
 };
 
 /// @brief Every reason a reject message may carry, in value order: the one table the decoder,
@@ -135,12 +135,12 @@ struct hello_msg {
     /// records travel as raw bytes), so a server refuses such a client. The encoder sets the bit
     /// on a big-endian host whatever this says; setting it elsewhere is for tests.
     bool big_endian = false;
-    retcon::reconnect_token reconnect_token; ///< empty: a new player
-    std::string name;
+    retcon::reconnect_token reconnect_token{}; ///< empty: a new player
+    std::string name{};
     /// Admission proof from a matchmaker, opaque to the protocol (a match host verifies it:
     /// docs/join-tokens.md); empty where the server admits anyone. At most
     /// limits::max_join_token bytes.
-    std::vector<std::byte> join_token;
+    std::vector<std::byte> join_token{};
 };
 
 /// @brief Server → client, reliable: accepted, and the match settings the client adopts; a
@@ -161,7 +161,7 @@ struct welcome_msg {
 /// @brief Server → client, reliable: refused, with a reason the client shows.
 struct reject_msg {
     reject_reason reason = reject_reason::protocol;
-    std::string text;
+    std::string text{};
 };
 
 /// @brief Client → server, unreliable, every tick: the client's inputs for frames
@@ -198,13 +198,13 @@ struct snapshot_chunk_msg {
     frame_t frame = 0;
     std::uint32_t total = 0;
     std::uint32_t offset = 0;
-    std::vector<std::byte> bytes;
+    std::vector<std::byte> bytes{};
 };
 
 /// @brief Server → client, reliable: your checksum for a frame differed from mine.
 struct desync_msg {
     frame_t frame = 0;
-    std::string diverging; ///< comma-separated section names
+    std::string diverging{}; ///< comma-separated section names
 };
 
 /// @brief Why a bye is sent (bye_msg::reason; docs/protocol.md).

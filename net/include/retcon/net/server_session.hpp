@@ -51,7 +51,7 @@ struct server_options {
     /// @brief Where both snapshots of a desync are written (`retcon diff` them); empty: not written.
     /// A file that cannot be written is said in the `desync_detected` (or `desync_unverified`)
     /// text after the names (docs/net.md, "Desync forensics").
-    std::filesystem::path forensics_dir;
+    std::filesystem::path forensics_dir{};
     /// @name Limits a hostile client meets (docs/net.md, "Security model")
     /// @{
     std::uint32_t max_spectators = 8; ///< spectator places, apart from player slots (0: none)
@@ -103,13 +103,13 @@ struct server_options {
     /// The file is created at the first tick with the starting world, every confirmed frame is
     /// added, and `end_match` finishes it. A failure raises `recording_failed` and the match
     /// goes on unrecorded (the file stays readable up to its last complete chunk).
-    std::filesystem::path record_path;
+    std::filesystem::path record_path{};
     /// @brief Keyframe spacing, chunking, compression level and metadata of the recording.
     /// `players`, `input_size` and `tick_hz` are ignored: the session_config's are recorded.
-    replay_settings record_settings;
+    replay_settings record_settings{};
     /// @brief Called for each hello that passed the compatibility checks (empty: everyone may
     /// join; players take the free slot abandoned longest ago).
-    admission_fn admission;
+    admission_fn admission{};
     /// @brief After `end_match`, how long to wait for every client to acknowledge the goodbye
     /// before `finished()` turns true anyway.
     std::uint32_t end_timeout_ms = 2000;

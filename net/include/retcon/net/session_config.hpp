@@ -37,7 +37,7 @@ struct session_config {
     std::uint64_t content_version = 0;   ///< the game's own content/version number (must match)
     /// @brief How a late input is substituted (server) and a remote one predicted (client): the
     /// same rule on both sides. Default: repeat the last input.
-    prediction_rule prediction;
+    prediction_rule prediction{};
     /// @brief Frames between sampling a local input and its frame (the minimum when adaptive).
     /// The server's value is sent to every client, which uses it (0..60).
     std::uint8_t input_delay = 2;

@@ -18,9 +18,9 @@ namespace retcon {
 /// @brief One frame the game must simulate now: advance `target` by one frame with `inputs`
 /// (docs/net.md, "Poll mode"). retcon has already restored the world where a rollback needs it.
 struct step_request {
-    world *target;       ///< the world to step (the session's)
+    world *target{};     ///< the world to step (the session's)
     frame_inputs inputs; ///< the frame and every player's input for it
-    bool resimulating;   ///< true while a rollback re-simulates frames it had simulated before
+    bool resimulating{};   ///< true while a rollback re-simulates frames it had simulated before
 };
 
 namespace internal {
@@ -182,7 +182,7 @@ struct step_requests::promise_type {
     /// world is between two frames). Does not suspend.
     struct on_abandon {
         void (*fn)(void *owner, frame_t frame, const std::string &why) noexcept;
-        void *owner;
+        void *owner{};
         [[nodiscard]] bool await_ready() const noexcept { return false; }
         bool await_suspend(handle h) const noexcept {
             h.promise().abandon_fn = fn;

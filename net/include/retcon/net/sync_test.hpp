@@ -25,14 +25,14 @@ struct sync_test_failure {
     std::size_t stage_index = 0; ///< stage after which the hashes first differed (0: apply inputs)
     /// @brief Name of that stage: "apply inputs" or a system's name for a structured step,
     /// "step" for an opaque one.
-    std::string stage;
+    std::string stage{};
     /// @brief Hash sections that differed: "entities", component pool names, "groups",
     /// "resources".
-    std::vector<std::string> sections;
+    std::vector<std::string> sections{};
     /// @brief What differed, entity and field, e.g. "ship_pos.x of entity 12v3: 1049 -> 49"
     /// (first run -> re-simulation; see `sync_test` for how it is found). At most 32 lines, the
     /// last one then says how many more differ; empty if the difference could not be reproduced.
-    std::vector<std::string> fields;
+    std::vector<std::string> fields{};
     hash64 expected = 0; ///< hash after the stage in the first run
     hash64 actual = 0;   ///< hash after the stage in the re-simulation
     /// @brief One line for logs: "frame 42, stage 'physics': ship_pos.x of entity 12v3: 1049 -> 49

@@ -16,11 +16,11 @@ namespace retcon {
 
 /// @brief One differing field (or byte range, where the type registered no field there).
 struct field_difference {
-    std::string field; ///< field name, or "bytes[offset..end)" for unnamed ranges
+    std::string field{}; ///< field name, or "bytes[offset..end)" for unnamed ranges
     std::uint32_t offset = 0;
     std::uint32_t size = 0;
-    std::string a; ///< value in the first snapshot, formatted
-    std::string b; ///< value in the second snapshot, formatted
+    std::string a{}; ///< value in the first snapshot, formatted
+    std::string b{}; ///< value in the second snapshot, formatted
 };
 
 /// @brief How one entity differs within one pool.
@@ -28,16 +28,16 @@ struct entity_difference {
     enum class kind : std::uint8_t { only_in_a, only_in_b, changed };
     entity who{};
     kind what = kind::changed;
-    std::vector<field_difference> fields; ///< for `changed`
+    std::vector<field_difference> fields{}; ///< for `changed`
 };
 
 /// @brief Differences in one component pool.
 struct pool_difference {
-    std::string pool;
+    std::string pool{};
     std::uint32_t count_a = 0;
     std::uint32_t count_b = 0;
     bool order_differs = false;              ///< same entities in a different iteration order
-    std::vector<entity_difference> entities; ///< capped by diff_options::max_entities
+    std::vector<entity_difference> entities{}; ///< capped by diff_options::max_entities
     std::size_t entities_total = 0;          ///< before the cap
 };
 
@@ -53,11 +53,11 @@ struct diff_options {
 struct snapshot_diff {
     std::uint64_t frame_a = 0;
     std::uint64_t frame_b = 0;
-    std::vector<std::string> schema_differences; ///< non-empty: schemas differ, nothing else compared
-    std::vector<std::string> entity_table;       ///< free-list header and slot differences
-    std::vector<pool_difference> pools;          ///< only pools that differ
+    std::vector<std::string> schema_differences{}; ///< non-empty: schemas differ, nothing else compared
+    std::vector<std::string> entity_table{};       ///< free-list header and slot differences
+    std::vector<pool_difference> pools{};          ///< only pools that differ
     bool groups_differ = false;
-    std::vector<std::string> resources; ///< "resource.field: a -> b"
+    std::vector<std::string> resources{}; ///< "resource.field: a -> b"
 
     /// @brief True if the two worlds are byte-identical (frame numbers aside).
     [[nodiscard]] bool identical() const noexcept {

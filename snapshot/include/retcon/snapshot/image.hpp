@@ -123,11 +123,11 @@ struct image_view {
     image_header header{};
     std::span<const std::uint32_t> pool_counts;
     std::span<const std::uint32_t> element_sizes;
-    std::span<const entity> entities;
-    std::vector<std::span<const entity>> owners;
-    std::vector<std::span<const std::byte>> payloads;
+    std::span<const entity> entities{};
+    std::vector<std::span<const entity>> owners{};
+    std::vector<std::span<const std::byte>> payloads{};
     std::span<const std::uint32_t> group_lengths;
-    std::span<const std::byte> resources;
+    std::span<const std::byte> resources{};
 };
 
 /**

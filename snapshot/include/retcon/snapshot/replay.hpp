@@ -39,7 +39,7 @@ struct replay_settings {
     std::uint32_t frames_per_chunk = 60;    ///< frames buffered before a chunk is written
     int level = 3;                          ///< zstd level
     /// @brief Free-form key/value metadata (game name, version, player names...).
-    std::vector<std::pair<std::string, std::string>> metadata;
+    std::vector<std::pair<std::string, std::string>> metadata{};
 };
 
 /**
@@ -175,11 +175,11 @@ struct verify_report {
     /// Frames re-simulated: `reader.frame_count()` if ok(), else up to and including the first
     /// mismatch.
     std::uint64_t frames_checked = 0;
-    std::optional<frame_t> first_mismatch; ///< first frame whose hash differs
+    std::optional<frame_t> first_mismatch{}; ///< first frame whose hash differs
     hash64 expected = 0;                   ///< recorded hash of that frame
     hash64 actual = 0;                     ///< hash after re-simulating it
     /// @brief Sections that differ at the first keyframe after the mismatch (if one exists).
-    std::vector<std::string> diverging;
+    std::vector<std::string> diverging{};
     [[nodiscard]] bool ok() const noexcept { return !first_mismatch; }
 };
 

@@ -50,7 +50,7 @@ public:
 
 private:
     struct slot {
-        world_image image;
+        world_image image{};
         frame_t frame = 0;
         bool valid = false;
     };

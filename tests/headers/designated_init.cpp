@@ -1,0 +1,34 @@
+// Every public settings struct can be written with designated initialisers naming only the
+// fields a game changes, under -Wall -Wextra -Werror: a member without a default initialiser
+// makes GCC warn "missing initializer for member" for each field left out, which broke -Werror
+// builds of docs/net.md's own `{.name = "ada"}` client options. Compiling is the test.
+#include <retcon/host/agones.hpp>
+#include <retcon/host/join_token.hpp>
+#include <retcon/host/match_host.hpp>
+#include <retcon/host/orchestrator.hpp>
+#include <retcon/net/client_session.hpp>
+#include <retcon/net/enet_transport.hpp>
+#include <retcon/net/server_session.hpp>
+#include <retcon/net/session_config.hpp>
+#include <retcon/net/transport_mux.hpp>
+#include <retcon/snapshot/diff.hpp>
+#include <retcon/snapshot/file.hpp>
+#include <retcon/snapshot/replay.hpp>
+
+namespace retcon::headers_test {
+
+client_options client() { return {.name = "ada"}; }
+server_options server() { return {.max_spectators = 2}; }
+session_config config() { return {.tick_hz = 30}; }
+enet_options enet() { return {.max_peers = 64}; }
+mux_options mux() { return {.unrouted_timeout_ms = 500}; }
+read_limits limits() { return {.max_file_bytes = 1u << 20}; }
+replay_settings replay() { return {.players = 4}; }
+diff_options diff() { return {.max_entities = 8}; }
+host_options host() { return {.port = 0}; }
+match_params params() { return {.players = 2}; }
+token_verifier_options verifier() { return {.fleet = "eu-1"}; }
+agones_options agones() { return {.sdk_port = 9357}; }
+serve_options serve() { return {.handle_signals = false}; }
+
+} // namespace retcon::headers_test
