@@ -101,8 +101,13 @@ nlohmann::json orchestrator_names() {
 void print_config(const host_options &o, platform p, const env_lookup &environment) {
     const agones_options a;
     const auto sidecar_port = agones_sdk_port(environment); // make_orchestrator checked it
-    nlohmann::json env = nlohmann::json::array();
-    for (const auto &v : host_environment_variables()) env.push_back(std::string{v.name});
+    // Every variable the host reads, and apart the ones this process was given: 23 names alone
+    // did not say which of them were in effect.
+    nlohmann::json env = nlohmann::json::array(), env_set = nlohmann::json::array();
+    for (const auto &v : host_environment_variables()) {
+        env.push_back(std::string{v.name});
+        if (environment(std::string{v.name})) env_set.push_back(std::string{v.name});
+    }
     const nlohmann::json j = {
         {"port", o.port},
         {"bind", o.bind_host},
@@ -123,6 +128,7 @@ void print_config(const host_options &o, platform p, const env_lookup &environme
           {"rooms_counter", a.rooms_counter},
           {"shutdown_wait_ms", a.shutdown_wait_ms}}},
         {"environment", env},
+        {"environment_set", env_set},
     };
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
 }

@@ -53,9 +53,10 @@ std::vector<std::string> doc_table_first_cells(const std::string &text, const st
 }
 
 #ifdef RETCON_DEMO_SERVER
-std::string run(const std::string &args) {
+/// demo_server's output with @p args, its environment this process's plus @p env ("A=1 B=2").
+std::string run(const std::string &args, const std::string &env = "") {
     std::string out;
-    FILE *p = popen((std::string{RETCON_DEMO_SERVER} + " " + args + " 2>&1").c_str(), "r");
+    FILE *p = popen((env + " " + RETCON_DEMO_SERVER + " " + args + " 2>&1").c_str(), "r");
     REQUIRE(p != nullptr);
     char buf[4096];
     for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
@@ -149,5 +150,20 @@ TEST_CASE("orchestrators: demo_server's --help and --print-config list exactly t
         REQUIRE_FALSE(forced.is_discarded());
         CHECK(forced.at("orchestrator") == std::string{d.name});
     }
+}
+
+TEST_CASE("orchestrators: --print-config says which environment variables were given", "[host][orchestrator]") {
+    // env -i: only what the test sets, whatever the environment ctest runs in.
+    const auto config =
+        nlohmann::json::parse(run("--print-config", "env -i RETCON_FLEET=eu-9 RETCON_MATCHES=3 UNRELATED=1"), nullptr,
+                              false);
+    REQUIRE_FALSE(config.is_discarded());
+    CHECK(config.at("environment_set").get<std::vector<std::string>>() ==
+          std::vector<std::string>{"RETCON_MATCHES", "RETCON_FLEET"});
+    CHECK(config.at("fleet") == "eu-9");
+    CHECK(config.at("environment").size() > config.at("environment_set").size());
+    const auto none = nlohmann::json::parse(run("--print-config", "env -i"), nullptr, false);
+    REQUIRE_FALSE(none.is_discarded());
+    CHECK(none.at("environment_set").empty());
 }
 #endif
