@@ -8,5 +8,12 @@ preset="${1:-ci}"
 
 scripts/setup.sh --clang # clang: the C API description (docs/c-api.md) and its tests
 cmake --preset "$preset" >/dev/null
+# Its own tree, build/$preset: the demo's build/release is optimised without debug information or
+# warnings as errors, so nothing of it can be reused. Say so before the long part.
+if [ ! -f "build/$preset/.retcon-built" ]; then
+  echo "test: first build of build/$preset (every library, tool, test and example: about 10-25 minutes on 2 cores;" \
+    "later runs rebuild only what changed)"
+fi
 cmake --build --preset "$preset"
+touch "build/$preset/.retcon-built"
 ctest --preset "$preset" -j2 --timeout 600
