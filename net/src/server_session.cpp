@@ -121,7 +121,10 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             conns.remove(peer);
             return;
         }
-        drop(peer, disconnect_cause::closed, "connection closed", false);
+        // Once the match has ended, closing the connection answers the goodbye as a bye would.
+        if (ended) drop(peer, disconnect_cause::match_ended, "match ended", false);
+        else
+            drop(peer, disconnect_cause::closed, "connection closed", false);
     }
 
     /// Ends a connection for @p cause (@p reject: the reason of a rejection): player_left for a

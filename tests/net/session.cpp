@@ -500,6 +500,37 @@ TEST_CASE("end_match on a lossy network: every client sees match_ended, not a di
         if (e.kind == session_event_kind::disconnected) CHECK(e.cause == disconnect_cause::match_ended);
 }
 
+TEST_CASE("end_match: a client that closes its connection instead of answering the goodbye ended with the match",
+          "[net][session][end]") {
+    // Closing is an acknowledgement too (docs/net.md, "Recording and ending a match"): the server's event
+    // said "connection closed", like a client lost mid-match.
+    sim_match m{34, 2};
+    const link_conditions link{10, 0, 0.0};
+    m.add_client(link, link);
+    auto closes = std::make_unique<sim_client>();
+    init_game(closes->w);
+    transport &closes_link = m.net.connect(link, link);
+    closes->session = std::make_unique<client_session>(m.config, closes->w, step_game, closes_link);
+    m.clients.push_back(std::move(closes));
+    m.run(1500);
+    auto &c = *m.clients.back();
+    REQUIRE(c.session->state() == client_state::running);
+    const int slot = c.session->slot();
+    c.active = false; // it stops polling: the goodbye is never answered with a bye
+    m.server->end_match();
+    closes_link.disconnect(0);
+    m.run(500);
+    REQUIRE(m.server->finished());
+    int seen = 0;
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::disconnected && e.slot == slot) {
+            ++seen;
+            CHECK(e.cause == disconnect_cause::match_ended);
+            CHECK(e.text == "match ended");
+        }
+    CHECK(seen == 1);
+}
+
 TEST_CASE("end_match finishes by timeout when a client vanished", "[net][session][end]") {
     sim_match m{32, 2};
     server_options so;
