@@ -345,6 +345,9 @@ void replay_keyframes(benchmark::State &state) {
         s.keyframe_interval = spacing;
         s.level = 3;
         s.full_keyframe_every = 1000;
+        // A replay is never overwritten: each repetition removes the last one's files first.
+        std::filesystem::remove(dir.path / "delta.rcr");
+        std::filesystem::remove(dir.path / "full.rcr");
         auto delta = retcon::replay_writer::create(dir.path / "delta.rcr", w, 0, s);
         s.full_keyframe_every = 1;
         auto full = retcon::replay_writer::create(dir.path / "full.rcr", w, 0, s);

@@ -33,10 +33,13 @@ int main(int argc, char **argv) {
                    "connections from one IP address (raise it for a load generator on one machine)")
         ->capture_default_str();
     app.add_option("--tick", s.tick_hz, "simulation rate in Hz")->check(CLI::Range(10, 240))->capture_default_str();
-    app.add_option("--record", s.record, "write the first match's replay to this .rcr file");
+    app.add_option(
+        "--record", s.record,
+        "write the first match's replay to this .rcr file (it must not exist: a replay is never overwritten)");
     app.add_option("--duration", s.duration_s,
-                   "end each match after this many seconds, then exit (0: matches end when their players leave, and "
-                   "open matches are replaced; run until SIGTERM)")
+                   "end each match after this many seconds, then exit (with --token-key: once --matches matches, "
+                   "opened by their tokens, have ended; 0: matches end when their players leave, and open matches "
+                   "are replaced; run until SIGTERM)")
         ->check(retcon::tools::finite_range(0, 86400));
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();

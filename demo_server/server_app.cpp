@@ -83,6 +83,9 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
     // replaced when it ends, and the server then exits.
     o.reopen_matches = s.duration_s <= 0;
     o.match_duration_ms = static_cast<std::uint32_t>(s.duration_s * 1000.0);
+    // Token mode opens its matches when their tokens come, so "not replaced" alone never ends
+    // the run: it serves --matches matches, then drains and exits (unless a limit was given).
+    if (s.duration_s > 0 && !o.token_keys.empty() && o.match_limit == 0) o.match_limit = o.max_matches;
     o.single_replay_path = s.record;
     o.session.max_spectators = s.max_spectators;
     o.session.forensics_dir = s.forensics_dir;

@@ -92,6 +92,7 @@ struct player {
 int main(int argc, char **argv) {
     const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
     const auto replay = std::filesystem::temp_directory_path() / "retcon_net_minimal.rcr";
+    std::filesystem::remove(replay); // a replay is never overwritten: a run cut short left its own
 
     // Server: port 0 asks the system for a free port; the transport reports which.
     auto config = retcon::make_session_config<Input>(3);

@@ -64,9 +64,10 @@ void admission_tickets::expire(std::uint64_t now_us, std::uint64_t max_age_us) {
 // ---------------------------------------------------------------------- admission
 
 admission::admission(const host_options &options, transport_mux &mux, admission_host &host,
-                     std::function<void(std::string_view)> log)
+                     std::function<void(std::string_view)> log, ended_matches ended)
     : opt_{options}, mux_{mux}, host_{host}, budget_{options.hellos_per_second, options.hello_burst},
-      refusals_{std::move(log)}, routed_(options.max_matches) {
+      refusals_{std::move(log)}, routed_(options.max_matches),
+      token_expiry_(options.max_matches), ended_{std::move(ended)} {
     if (!opt_.token_keys.empty()) {
         token_verifier_options vo;
         vo.fleet = opt_.fleet;
@@ -175,8 +176,11 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
             return refuse_token(wire::reject_reason::match,
                                 "join token's match settings differ from running match '" + t.match_id + "'");
     } else {
-        if (std::find(ended_ids_.begin(), ended_ids_.end(), t.match_id) != ended_ids_.end())
+        if (ended_.contains(t.match_id)) {
+            // A token of the ended match that expires later keeps its id ended that much longer.
+            remember_ended(t.match_id, t.expires_at + opt_.clock_skew_s);
             return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' has ended");
+        }
         if (spectator_token)
             return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' is not running");
         if (host_.draining()) return refuse_token(wire::reject_reason::draining, "the server is shutting down");
@@ -186,7 +190,9 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
         auto opened = host_.open(t.match_id, t.params);
         if (!opened) return refuse_token(wire::reject_reason::match, opened.message());
         index = *opened;
+        if (index < token_expiry_.size()) token_expiry_[index] = 0;
     }
+    if (index < token_expiry_.size()) token_expiry_[index] = std::max(token_expiry_[index], t.expires_at);
     // The token's slot is below its player count (decode_token checks), which is the match's.
     const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_};
     return admit_to(index, peer, &ticket);
@@ -209,13 +215,20 @@ void admission::player_joined(std::size_t match) {
 void admission::match_ended(std::size_t match, const std::string &id) {
     tickets_.drop_match(match);
     if (match < routed_.size()) routed_[match].clear();
-    ended_ids_.push_back(id);
-    if (ended_ids_.size() > max_remembered_ended) ended_ids_.pop_front();
+    if (open_mode()) return; // no token names an open match
+    // Every token that routed here expires by then; a later one extends it when presented.
+    const std::uint64_t latest = match < token_expiry_.size() ? token_expiry_[match] : 0;
+    remember_ended(id, std::max(latest, host_time::unix_seconds()) + opt_.clock_skew_s);
+}
+
+void admission::remember_ended(const std::string &id, std::uint64_t until_unix_s) {
+    if (ended_.note(id, until_unix_s) && persist_ended) persist_ended(id, until_unix_s);
 }
 
 void admission::housekeeping() {
     refusals_.flush_quiet(now_);
     budget_.forget_refilled(now_);
+    if (!open_mode()) ended_.forget_expired(host_time::unix_seconds());
     tickets_.expire(now_, 2'000'000ull + opt_.session.hello_timeout_ms * 1000ull);
 }
 

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -17,6 +16,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "ended_matches.hpp"
 
 namespace retcon {
 
@@ -131,12 +132,20 @@ public:
  *
  * Open mode (no token keys): a player goes to the first match with a free slot, a returning
  * player to the match that knows its reconnect token, a spectator to the first match with a
- * player. Token mode: the token names the match (opened on its first token), slot and player.
+ * player. Token mode: the token names the match (opened on its first token), slot and player;
+ * an ended match's id is refused as ended until no token naming it can verify any more
+ * (docs/hosting.md, "Ended matches"), across restarts through the ledger `ended` was loaded from.
  */
 class admission final : public transport_router {
 public:
+    /// @brief @p ended: the ids refused as ended from the start (token mode; the host loads them
+    /// from the ledger beside the replays).
     admission(const host_options &options, transport_mux &mux, admission_host &host,
-              std::function<void(std::string_view)> log);
+              std::function<void(std::string_view)> log, ended_matches ended = {});
+
+    /// @brief Called when an ended id, or a later time for it, must be added to the ledger
+    /// (token mode): the id and until when it is refused (unix seconds).
+    std::function<void(const std::string &, std::uint64_t)> persist_ended;
 
     [[nodiscard]] bool open_mode() const noexcept { return !verifier_.has_value(); }
     /// @brief The loop's time for this pass (µs).
@@ -148,7 +157,8 @@ public:
 
     /// @brief A player joined match @p match: one place routed to it is taken (open mode).
     void player_joined(std::size_t match);
-    /// @brief Match @p match (id @p id) ended: its tickets go, and its id is refused as ended.
+    /// @brief Match @p match (id @p id) ended: its tickets go, and (token mode) its id is refused
+    /// as ended until the latest expiry of the tokens that routed to it, plus the clock skew.
     void match_ended(std::size_t match, const std::string &id);
     /// @brief Once in a while: the held-back refusal count, budgets refilled, stale tickets.
     void housekeeping();
@@ -156,15 +166,15 @@ public:
     [[nodiscard]] std::uint64_t admissions() const noexcept { return admissions_; }
     [[nodiscard]] std::uint64_t refusals() const noexcept { return refusals_.refusals(); }
     [[nodiscard]] const admission_tickets &tickets() const noexcept { return tickets_; }
-
     /// @brief Ended match ids remembered (refused as "has ended").
-    static constexpr std::size_t max_remembered_ended = 4096;
+    [[nodiscard]] const ended_matches &ended() const noexcept { return ended_; }
 
 private:
     std::size_t refuse(peer_id peer, wire::reject_reason reason, const std::string &text);
     std::size_t route_open(peer_id peer, const wire::hello_msg &h);
     std::size_t route_token(peer_id peer, const wire::hello_msg &h);
     std::size_t admit_to(std::size_t index, peer_id peer, const admission_tickets::ticket *t);
+    void remember_ended(const std::string &id, std::uint64_t until_unix_s);
 
     const host_options &opt_;
     transport_mux &mux_;
@@ -175,7 +185,9 @@ private:
     admission_tickets tickets_;
     /// Open mode: players routed to each match place that have not joined yet.
     std::vector<std::vector<std::pair<peer_id, std::uint64_t>>> routed_;
-    std::deque<std::string> ended_ids_;
+    /// Token mode: the latest expires_at of the tokens routed to each match place.
+    std::vector<std::uint64_t> token_expiry_;
+    ended_matches ended_;
     std::uint64_t admissions_ = 0;
     std::uint64_t now_ = 0;
 };

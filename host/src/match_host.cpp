@@ -11,12 +11,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 
 #include "admission.hpp"
 #include "drain.hpp"
+#include "ended_matches.hpp"
 #include "host_time.hpp"
 #include "match_lifecycle.hpp"
 #include "metrics_publisher.hpp"
@@ -76,11 +78,19 @@ struct match_host::impl final : admission_host {
     std::optional<metrics_server> metrics_page;
     std::uint16_t metrics_port_bound = 0;
 
-    impl(host_options o, game_factory f, std::unique_ptr<transport> base)
+    impl(host_options o, game_factory f, std::unique_ptr<transport> base, ended_matches ended)
         : opt(std::move(o)), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}), metrics(opt.max_matches),
           results(logger()), life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
-          gate(opt, mux, *this, logger()) {
+          gate(opt, mux, *this, logger(), std::move(ended)) {
         if (!gate.open_mode()) life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
+        if (const auto &ledger = gate.ended().ledger(); !ledger.empty()) {
+            // The ledger's appends are file I/O: the results thread makes them (docs/hosting.md, "Threads").
+            gate.persist_ended = [this](const std::string &id, std::uint64_t until) { results.push_ended(id, until); };
+            results.on_ended([this, ledger](const std::string &id, std::uint64_t until) {
+                if (auto r = ended_matches::append(ledger, id, until); !r)
+                    log("match=" + id + " could not be added to the ended-matches ledger: " + r.message());
+            });
+        }
         life.player_joined = [this](std::size_t i) { gate.player_joined(i); };
         life.finished = [this](std::size_t i, const std::string &id) { gate.match_ended(i, id); };
     }
@@ -286,9 +296,23 @@ result<std::unique_ptr<match_host>> match_host::create(host_options options, gam
     eo.max_peers = std::min<std::size_t>(4095, options.max_matches * std::max<std::size_t>(per_match, 8) +
                                                    eo.max_pending + eo.free_slot_reserve);
     eo.max_peers_per_address = options.max_peers_per_address;
+    // A replay is never overwritten (docs/hosting.md, "Ended matches").
+    if (std::error_code ec;
+        !options.single_replay_path.empty() &&
+        std::filesystem::symlink_status(options.single_replay_path, ec).type() != std::filesystem::file_type::not_found)
+        return result<std::unique_ptr<match_host>>{
+            errc::invalid_argument, "match_host: " + options.single_replay_path.string() +
+                                        " exists; a replay is never overwritten (move it away or choose another path)"};
+    // Token mode with replays: ended match ids survive a restart in the ledger beside them.
+    ended_matches ended;
+    if (!options.token_keys.empty() && !options.replay_dir.empty()) {
+        auto loaded = ended_matches::load(options.replay_dir / ended_matches::ledger_name, host_time::unix_seconds());
+        if (!loaded) return loaded.err();
+        ended = std::move(*loaded);
+    }
     auto base = make_enet_server(options.port, eo, options.bind_host);
     if (!base) return base.err();
-    auto p = std::make_unique<impl>(std::move(options), std::move(factory), std::move(*base));
+    auto p = std::make_unique<impl>(std::move(options), std::move(factory), std::move(*base), std::move(ended));
     if (p->opt.serve_metrics) {
         auto page = metrics_server::start(p->opt.metrics_bind, p->opt.metrics_port,
                                           [raw = p.get()] { return to_prometheus(raw->metrics.published()); });

@@ -8,6 +8,14 @@
 
 namespace retcon {
 
+namespace {
+/// True when @p path names anything, a dangling link included (what an exclusive create refuses).
+bool names_anything(const std::filesystem::path &path) {
+    std::error_code ec;
+    return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+}
+} // namespace
+
 event_effect apply_event(hosted_match &m, const session_event &ev) {
     const bool in_range = ev.slot >= 0 && static_cast<std::size_t>(ev.slot) < m.slots.size();
     switch (ev.kind) {
@@ -110,8 +118,22 @@ result<std::size_t> match_lifecycle::open(const std::string &id, const match_par
     }
 }
 
+std::filesystem::path match_lifecycle::replay_path_of(const std::string &id) const {
+    if (!opt_.single_replay_path.empty() && !single_replay_used_) return opt_.single_replay_path;
+    if (!opt_.replay_dir.empty()) return opt_.replay_dir / (id + ".rcr");
+    return {};
+}
+
 result<std::size_t> match_lifecycle::open_at(std::size_t place, const std::string &id, const match_params &params,
                                              std::uint64_t now_us) {
+    // A replay is never overwritten (docs/hosting.md, "Ended matches"): a match whose replay
+    // exists has been played. Checked before the game is made; the writer's exclusive create
+    // is what guarantees it.
+    const auto replay = replay_path_of(id);
+    if (!replay.empty() && names_anything(replay))
+        return result<std::size_t>{errc::invalid_argument, "match '" + id + "' has ended: its replay " +
+                                                               replay.string() +
+                                                               " exists (a replay is never overwritten)"};
     auto made = factory_(params);
     if (!made)
         return result<std::size_t>{errc::invalid_argument, "the game refused the match settings: " + made.message()};
@@ -126,12 +148,8 @@ result<std::size_t> match_lifecycle::open_at(std::size_t place, const std::strin
     m->route = mux_.add_route();
 
     server_options so = opt_.session;
-    if (!opt_.single_replay_path.empty() && !single_replay_used_) {
-        m->replay = opt_.single_replay_path;
-        single_replay_used_ = true;
-    } else if (!opt_.replay_dir.empty()) {
-        m->replay = opt_.replay_dir / (id + ".rcr");
-    }
+    m->replay = replay;
+    if (!opt_.single_replay_path.empty()) single_replay_used_ = true;
     so.record_path = m->replay;
     so.record_settings.metadata = m->game.metadata;
     so.record_settings.metadata.emplace_back("match", id);
@@ -185,7 +203,15 @@ bool match_lifecycle::open_missing(std::uint64_t now_us) {
     if (limit_reached()) return true;
     match_params p = opt_.open_params;
     p.seed = opt_.open_params.seed + open_sequence_;
-    const auto id = "open-" + std::to_string(++open_sequence_);
+    ++open_sequence_;
+    // Open matches are numbered from 1 in every run: past a number whose replay is in the
+    // directory from an earlier run (a replay is never overwritten).
+    const auto id_at = [&] { return "open-" + std::to_string(open_sequence_ + skipped_ids_); };
+    std::string id = id_at();
+    for (; !opt_.replay_dir.empty() && replay_path_of(id) != opt_.single_replay_path &&
+           names_anything(replay_path_of(id));
+         id = id_at())
+        ++skipped_ids_;
     if (auto r = open(id, p, now_us); !r) {
         log_("could not open match " + id + ": " + r.message());
         return false;

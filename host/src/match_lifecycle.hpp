@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -73,7 +74,8 @@ public:
     /// @brief A recording failed (the host's exit status is 1).
     [[nodiscard]] bool recording_failed() const noexcept { return recording_failed_; }
 
-    /// @brief Opens match @p id in a free place at @p now_us.
+    /// @brief Opens match @p id in a free place at @p now_us. A match whose replay file exists
+    /// is refused as ended: a replay is never overwritten (docs/hosting.md, "Ended matches").
     [[nodiscard]] result<std::size_t> open(const std::string &id, const match_params &params, std::uint64_t now_us);
     /// @brief Open mode: keeps `open_matches` running, opening them one stagger apart so their
     /// keyframes and chunk writes fall on different frames (docs/hosting.md, "Scheduling").
@@ -109,6 +111,8 @@ private:
     result<std::size_t> open_at(std::size_t place, const std::string &id, const match_params &params,
                                 std::uint64_t now_us);
     void begin_end(hosted_match &m, std::string reason, std::uint64_t now_us);
+    /// Where match @p id is recorded (empty: not recorded).
+    [[nodiscard]] std::filesystem::path replay_path_of(const std::string &id) const;
 
     const host_options &opt_;
     game_factory factory_;
@@ -120,6 +124,7 @@ private:
     std::vector<std::unique_ptr<hosted_match>> matches_; // index: match place; null: free
     std::unordered_map<std::string, std::size_t> by_id_;
     std::uint64_t open_sequence_ = 0;
+    std::uint64_t skipped_ids_ = 0; // open ids passed over: their replays exist
     std::uint64_t next_open_us_ = 0;
     bool single_replay_used_ = false;
     bool recording_failed_ = false;

@@ -39,6 +39,19 @@ void result_writer::on_opened(opened_hook fn) {
     opened_hooks_.push_back(std::move(fn));
 }
 
+void result_writer::on_ended(ended_hook fn) {
+    std::lock_guard lock{mutex_};
+    ended_hooks_.push_back(std::move(fn));
+}
+
+void result_writer::push_ended(std::string match_id, std::uint64_t until_unix_s) {
+    {
+        std::lock_guard lock{mutex_};
+        queue_.emplace_back(ended{std::move(match_id), until_unix_s});
+    }
+    wake_.notify_one();
+}
+
 void result_writer::push_opened(std::string match_id, const match_params &params) {
     {
         std::lock_guard lock{mutex_};
@@ -67,9 +80,10 @@ void result_writer::close() {
 
 void result_writer::loop() {
     for (;;) {
-        std::variant<opened, match_result> next;
+        std::variant<opened, match_result, ended> next;
         std::vector<std::function<void(const match_result &)>> hooks;
         std::vector<opened_hook> on_open;
+        std::vector<ended_hook> on_end;
         {
             std::unique_lock lock{mutex_};
             wake_.wait(lock, [&] { return closing_ || !queue_.empty(); });
@@ -78,6 +92,11 @@ void result_writer::loop() {
             queue_.pop_front();
             hooks = result_hooks_;
             on_open = opened_hooks_;
+            on_end = ended_hooks_;
+        }
+        if (const auto *e = std::get_if<ended>(&next)) {
+            for (const auto &fn : on_end) fn(e->match_id, e->until_unix_s);
+            continue;
         }
         if (const auto *o = std::get_if<opened>(&next)) {
             for (const auto &fn : on_open) fn(o->match_id, o->params);

@@ -109,7 +109,12 @@ append_file::~append_file() { (void)close(); }
 
 result<void> append_file::open(const std::filesystem::path &path) {
     (void)close();
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // O_EXCL: an existing file (or a link, dangling or not) is refused, never truncated or
+    // followed. A replay is never overwritten (docs/snapshot.md, "Writing files").
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno == EEXIST)
+        return error{errc::io, path.string() + ": already exists; a replay is never overwritten (move it away or "
+                                               "choose another path)"};
     if (fd_ < 0) return os_error(path, "cannot create");
     path_ = path;
     size_ = 0;

@@ -33,7 +33,8 @@ public:
     append_file &operator=(const append_file &) = delete;
     ~append_file();
 
-    /// @brief Creates (truncating) @p path.
+    /// @brief Creates @p path, which must not exist: an existing file or link is an `io` error
+    /// saying so, and is left untouched.
     result<void> open(const std::filesystem::path &path);
     result<void> append(std::span<const std::byte> bytes);
     result<void> sync();

@@ -271,3 +271,42 @@ TEST_CASE("admission: token mode drops an address's hellos past its budget, unan
     CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 8) == 1);
     CHECK(r.gate->refusals() == 3);
 }
+
+TEST_CASE("admission: an ended match stays ended however many others end after it, and each end is "
+          "handed to the ledger with its tokens' expiry",
+          "[host][admission]") {
+    test::token_issuer issuer;
+    auto o = test::local_options();
+    o.fleet = issuer.fleet;
+    o.token_keys = {public_key_of(issuer.key)};
+    o.clock_skew_s = 30;
+    rig r{o};
+    std::vector<std::pair<std::string, std::uint64_t>> persisted;
+    r.gate->persist_ended = [&](const std::string &id, std::uint64_t until) { persisted.emplace_back(id, until); };
+    auto first = issuer.token("first", 0, 1, test::params_of(2, 9));
+    auto later = issuer.token("first", 1, 2, test::params_of(2, 9));
+    later.expires_at = first.expires_at + 100;
+    r.arrive(1, hello_bytes(issuer.sign(first)));
+    r.arrive(2, hello_bytes(issuer.sign(later)));
+    r.pump(1 * s);
+    REQUIRE(r.host.opened == std::vector<std::string>{"first"});
+    r.gate->match_ended(0, "first");
+    r.host.slots[0] = {};
+    // Refused until the latest expiry of the tokens that came in, plus the clock skew.
+    REQUIRE(persisted.size() == 1);
+    CHECK(persisted[0] == std::pair<std::string, std::uint64_t>{"first", later.expires_at + 30});
+    // Five thousand more matches end (more than any in-memory cap the host ever had).
+    for (int i = 0; i < 5000; ++i) r.gate->match_ended(1, "other-" + std::to_string(i));
+    CHECK(r.gate->ended().size() == 5001);
+    // The first match's own token, and a new token for it, are refused as ended; nothing opens.
+    auto fresh = issuer.token("first", 1, 3, test::params_of(2, 9));
+    fresh.expires_at = later.expires_at + 500;
+    r.arrive(3, hello_bytes(issuer.sign(first)));
+    r.arrive(4, hello_bytes(issuer.sign(fresh)));
+    r.pump(2 * s);
+    CHECK(r.rejected(3) == wire::reject_reason::match);
+    CHECK(r.rejected(4) == wire::reject_reason::match);
+    CHECK(r.host.opened.size() == 1);
+    // The token that expires later keeps the id ended that much longer, in the ledger too.
+    CHECK(persisted.back() == std::pair<std::string, std::uint64_t>{"first", fresh.expires_at + 30});
+}

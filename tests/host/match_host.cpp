@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -415,6 +416,111 @@ TEST_CASE("token mode: a match the game refuses, and a draining host, refuse wit
     REQUIRE(h.result_count() == 1);
     CHECK(h.results_copy()[0].end_reason == "drain forced");
     CHECK(player.saw(session_event_kind::match_ended));
+}
+
+// ====================================================================== ended matches, never overwritten
+
+TEST_CASE("token mode: a restarted host refuses an ended match's tokens and never rewrites its replay",
+          "[host][ended]") {
+    temp_dir dir;
+    token_issuer lobby;
+    auto o = local_options();
+    o.max_matches = 2;
+    o.token_keys = {public_key_of(lobby.key)};
+    o.fleet = lobby.fleet;
+    o.replay_dir = dir.path();
+    o.match_duration_ms = 1000;
+    const auto params = params_of(2, 5);
+    const auto used = lobby.sign(lobby.token("duel-1", 0, 1001, params));
+    const auto replay = dir / "duel-1.rcr";
+    std::vector<std::byte> played;
+    {
+        host_thread h{o, counter_game};
+        client_list clients;
+        client_options opt;
+        opt.join_token = used;
+        auto &player = connect(clients, h.host->port(), opt);
+        REQUIRE(pump(clients, [&] { return h.result_count() == 1; }));
+        CHECK(player.saw(session_event_kind::match_ended));
+        h.host->request_drain();
+        REQUIRE(pump(clients, [&] { return h.done.load(); }));
+        CHECK(h.join() == 0);
+        const auto r = h.results_copy()[0];
+        check_replay(r);
+        CHECK(r.final_frame > 0);
+        played = read_bytes(replay);
+    }
+    // tries the used token and one never presented for the ended match on a new host over the
+    // same directory: both refused as ended, nothing opened, the replay byte for byte as it was.
+    const auto tries = [&](const std::string &said) {
+        host_thread h{o, counter_game};
+        client_list clients;
+        for (const auto &t : {used, lobby.sign(lobby.token("duel-1", 1, 1002, params))}) {
+            raw_hello raw{h.host->port(), t};
+            REQUIRE(raw.run(clients));
+            REQUIRE(raw.reject);
+            CHECK(raw.reject->reason == wire::reject_reason::match);
+            CHECK_THAT(raw.reject->text, Catch::Matchers::Contains("has ended") && Catch::Matchers::Contains(said));
+        }
+        h.host->request_drain();
+        REQUIRE(pump(clients, [&] { return h.done.load(); }));
+        CHECK(h.join() == 0);
+        CHECK(h.result_count() == 0);
+        CHECK_FALSE(h.logged("match=duel-1 opened"));
+        CHECK(read_bytes(replay) == played);
+    };
+    tries("'duel-1' has ended"); // the ledger says so
+    // Without its ledger the replay file still keeps the match from opening again.
+    std::filesystem::remove(dir / "ended-matches.ledger");
+    tries("exists (a replay is never overwritten)");
+}
+
+TEST_CASE("token mode: a corrupt ended-matches ledger stops the host from starting, saying where", "[host][ended]") {
+    temp_dir dir;
+    token_issuer lobby;
+    auto o = local_options();
+    o.token_keys = {public_key_of(lobby.key)};
+    o.fleet = lobby.fleet;
+    o.replay_dir = dir.path();
+    {
+        std::ofstream ledger{dir / "ended-matches.ledger", std::ios::binary};
+        ledger << "retcon ended matches 1\n1900000000 duel-1\n1900000000 duel 2\n";
+    }
+    auto made = match_host::create(o, counter_game);
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.code() == errc::corrupt);
+    CHECK_THAT(made.message(), Catch::Matchers::Contains("ended-matches.ledger: line 3"));
+}
+
+TEST_CASE("open mode numbers its matches past the replays an earlier run left, and never overwrites one",
+          "[host][ended]") {
+    temp_dir dir;
+    const std::string precious = "an earlier run's replay";
+    for (const char *name : {"open-1.rcr", "open-2.rcr"}) std::ofstream{dir / name, std::ios::binary} << precious;
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.replay_dir = dir.path();
+    o.match_duration_ms = 300;
+    o.reopen_matches = false;
+    host_thread h{o, counter_game};
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto results = h.results_copy();
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].match_id == "open-3");
+    check_replay(results[0]);
+    for (const char *name : {"open-1.rcr", "open-2.rcr"}) {
+        const auto bytes = read_bytes(dir / name);
+        CHECK(std::string(reinterpret_cast<const char *>(bytes.data()), bytes.size()) == precious);
+    }
+    // demo_server --record names one file: an existing one is refused before anything runs.
+    auto single = local_options();
+    single.open_params = params_of(1, 1);
+    single.single_replay_path = dir / "open-1.rcr";
+    auto made = match_host::create(single, counter_game);
+    REQUIRE_FALSE(made.ok());
+    CHECK_THAT(made.message(), Catch::Matchers::Contains("never overwritten"));
 }
 
 // ====================================================================== isolation

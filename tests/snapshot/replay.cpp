@@ -214,6 +214,34 @@ TEST_CASE("a replay with no frames and a single keyframe", "[snapshot][replay]")
     CHECK(hash(w) == rec.start_hash);
 }
 
+TEST_CASE("a replay is never overwritten: an existing path or link is refused and left as it was",
+          "[snapshot][replay][hostile]") {
+    temp_dir dir;
+    const auto path = dir / "match.rcr";
+    const schema s = standard_schema();
+    const auto settings = small_settings();
+    (void)game::record(path, s, settings, 4, 0, 30);
+    const auto before = read_bytes(path);
+    const world w = game::start_world(s, settings.players);
+    auto again = replay_writer::create(path, w, 0, settings);
+    REQUIRE_FALSE(again.ok());
+    CHECK(again.code() == errc::io);
+    CHECK_THAT(again.message(), Contains("already exists") && Contains("never overwritten"));
+    CHECK(read_bytes(path) == before);
+    auto r = replay_reader::open(path);
+    REQUIRE(r.ok());
+    CHECK(r->frame_count() == 30);
+    // A link is not followed: neither to a replay nor to where a replay does not exist yet.
+    const auto link = dir / "link.rcr";
+    std::filesystem::create_symlink(path, link);
+    CHECK_FALSE(replay_writer::create(link, w, 0, settings).ok());
+    CHECK(read_bytes(path) == before);
+    const auto dangling = dir / "dangling.rcr";
+    std::filesystem::create_symlink(dir / "target.rcr", dangling);
+    CHECK_FALSE(replay_writer::create(dangling, w, 0, settings).ok());
+    CHECK_FALSE(std::filesystem::exists(dir / "target.rcr"));
+}
+
 TEST_CASE("a writer that never finishes leaves a readable prefix", "[snapshot][replay]") {
     temp_dir dir;
     const auto path = dir / "crash.rcr";

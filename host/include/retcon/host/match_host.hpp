@@ -78,9 +78,13 @@ struct host_options {
     /// @name Matches
     /// @{
     server_options session{}; ///< each match's session tuning (record_path is set per match)
-    /// @brief Where each match's replay goes, as `<replay_dir>/<match id>.rcr` (empty: not recorded).
+    /// @brief Where each match's replay goes, as `<replay_dir>/<match id>.rcr` (empty: not
+    /// recorded). A replay is never overwritten: a match whose replay exists does not open, and
+    /// open mode numbers its matches past the replays there. In token mode the directory also
+    /// holds the ended-matches ledger (docs/hosting.md, "Ended matches").
     std::filesystem::path replay_dir{};
-    /// @brief Replaces the replay path of a host with one open match (demo_server --record).
+    /// @brief Replaces the replay path of a host with one open match (demo_server --record); it
+    /// must not exist.
     std::filesystem::path single_replay_path{};
     std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
@@ -116,6 +120,8 @@ struct host_options {
 class match_host {
 public:
     /// @brief Binds the port and prepares the host; open mode opens its matches during `run`.
+    /// Refuses an existing `single_replay_path`, and in token mode with a `replay_dir` an
+    /// ended-matches ledger there that cannot be read (the error names the file and line).
     static result<std::unique_ptr<match_host>> create(host_options options, game_factory factory);
     ~match_host();
     match_host(const match_host &) = delete;

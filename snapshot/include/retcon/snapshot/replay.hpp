@@ -56,7 +56,8 @@ struct replay_settings {
 class replay_writer {
 public:
     /// @brief Creates @p path and writes the header and the starting keyframe of @p start
-    /// (the state before frame @p start_frame is simulated).
+    /// (the state before frame @p start_frame is simulated). A replay is never overwritten: a
+    /// @p path that exists is an `errc::io` error saying so, and is left untouched.
     static result<replay_writer> create(const std::filesystem::path &path, const world &start, frame_t start_frame,
                                         replay_settings settings);
 
