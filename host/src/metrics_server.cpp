@@ -23,6 +23,8 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+constexpr int listen_backlog = 128; ///< connections the kernel holds before the page accepts them
+
 /// One connection's bytes, under the page's limits: cpp-httplib's own socket stream times out
 /// each read separately and reads a header line of any length, so a caller trickling bytes or
 /// sending endless headers would hold a thread and memory. This one gives the whole request one
@@ -34,7 +36,7 @@ public:
           on_answer_{std::move(on_answer)} {}
 
     bool is_readable() const override { return wait(POLLIN, read_until_); }
-    bool is_writable() const override { return answering_ && wait(POLLOUT, write_until_); }
+    bool is_writable() const override { return !answering_ || wait(POLLOUT, write_until_); }
 
     ssize_t read(char *ptr, std::size_t size) override {
         if (pos_ == len_) {
@@ -119,6 +121,11 @@ public:
         };
     }
 
+    /// cpp-httplib listens with a backlog of 5: a burst of connections overflows it and a
+    /// scraper's SYN is dropped (its connect retries a second later, then two...). The kernel
+    /// holds these, not the process; listen() again on the bound socket deepens the queue.
+    void deepen_backlog() { ::listen(svr_sock_, listen_backlog); }
+
     [[nodiscard]] std::uint64_t refused() const { return counts_.refused.load(); }
     [[nodiscard]] std::uint64_t evicted() const { return counts_.evicted.load(); }
 
@@ -197,6 +204,7 @@ result<metrics_server> metrics_server::start(const std::string &bind, std::uint1
         return result<metrics_server>{errc::io, "metrics page: cannot listen on " + bind + ":" + std::to_string(port) +
                                                     " (address in use or not local?)"};
     p->port = static_cast<std::uint16_t>(bound);
+    p->server.deepen_backlog();
     p->thread = std::thread{[raw = p.get()] {
         sigset_t set; // signals belong to the ticking thread (docs/hosting.md, "Drain")
         sigfillset(&set);
