@@ -18,10 +18,17 @@
 
 #include "health_gate.hpp"
 #include "room_ledger.hpp"
+#include "token_bucket.hpp"
 
 namespace retcon {
 
 namespace {
+
+// What a sidecar that answers too much or changes too fast can make the client spend
+// (docs/hosting.md, "Agones"): a GameServer is a few kilobytes and changes a few times a match.
+constexpr std::size_t probe_body_limit = 64 * 1024; ///< GET /gameserver's body, read no further
+constexpr std::uint32_t watch_updates_per_second = 20, watch_update_burst = 20;
+constexpr std::uint32_t change_logs_per_second = 1, change_log_burst = 5;
 
 std::uint64_t now_us() {
     using namespace std::chrono;
@@ -118,6 +125,39 @@ struct agones_orchestrator::impl {
         if (host) host->log("agones: " + line);
     }
 
+    // Watch thread only: its state changes and allocations are logged within a budget, the
+    // rest counted into the next line logged.
+    internal::token_bucket change_log{change_logs_per_second, change_log_burst};
+    std::uint64_t changes_unlogged = 0;
+
+    void log_change(const std::string &line) {
+        if (!change_log.take(now_us())) {
+            ++changes_unlogged;
+            return;
+        }
+        log(changes_unlogged == 0 ? line
+                                  : line + " (" + std::to_string(changes_unlogged) + " earlier changes not logged)");
+        changes_unlogged = 0;
+    }
+
+    /// GET /gameserver as a probe: its status says whether the sidecar answers. The body is not
+    /// used, and not read past probe_body_limit.
+    static bool probe(httplib::Client &c) {
+        int status = 0;
+        std::size_t read = 0;
+        c.Get(
+            "/gameserver",
+            [&](const httplib::Response &res) {
+                status = res.status;
+                return true;
+            },
+            [&](const char *, std::size_t n) {
+                read += n;
+                return read <= probe_body_limit;
+            });
+        return status >= 200 && status < 300;
+    }
+
     [[nodiscard]] httplib::Client client(std::uint32_t read_timeout_ms) const {
         httplib::Client c{opt.sdk_host, opt.sdk_port};
         const auto t = opt.request_timeout_ms;
@@ -181,7 +221,7 @@ struct agones_orchestrator::impl {
         const auto t0 = now_us();
         bool said = false;
         while (!stopping.load()) {
-            if (auto res = c.Get("/gameserver"); ok(res)) break;
+            if (probe(c)) break;
             if (!said) log("waiting for the SDK sidecar on " + opt.sdk_host + ":" + std::to_string(opt.sdk_port));
             said = true;
             if (!pause(opt.retry_ms) && stopping.load()) return;
@@ -355,25 +395,41 @@ struct agones_orchestrator::impl {
                    last_state != "Allocated") {
             allocation = true; // an allocator that does not annotate: the move to Allocated
         }
-        if (gs.state != last_state && !gs.state.empty()) log("GameServer is " + gs.state);
+        if (gs.state != last_state && !gs.state.empty()) log_change("GameServer is " + gs.state);
         if (!gs.state.empty()) last_state = gs.state;
         int rooms = 0;
         {
             std::lock_guard lock{mutex};
+            ++st.watch_updates;
             st.state = last_state;
             if (allocation) {
                 ++st.allocations;
                 rooms = ledger.allocated(now_us());
             }
         }
-        if (allocation) log("allocated (" + (last_allocated.empty() ? std::string{"state"} : last_allocated) + ")");
+        if (allocation)
+            log_change("allocated (" + (last_allocated.empty() ? std::string{"state"} : last_allocated) + ")");
         give_back(rooms);
         if (gs.state == "Shutdown") shutdown_seen.store(true);
+    }
+
+    /// Waits for the watch's parsing budget (the stream is read no faster meanwhile, so a
+    /// sidecar streaming faster is held back by TCP); false when stopping.
+    bool watch_budget(internal::token_bucket &budget) {
+        for (;;) {
+            const auto wait = budget.wait_us(now_us());
+            if (wait == 0 && budget.take(now_us())) return !stopping.load();
+            std::unique_lock lock{mutex};
+            if (wake.wait_for(lock, std::chrono::microseconds(std::max<std::uint64_t>(wait, 1000)),
+                              [&] { return stopping.load(); }))
+                return false;
+        }
     }
 
     void watch_loop() {
         block_signals();
         std::string last_allocated, last_state;
+        internal::token_bucket budget{watch_updates_per_second, watch_update_burst};
         while (!stopping.load()) {
             auto c = client(opt.watch_timeout_ms);
             {
@@ -393,6 +449,7 @@ struct agones_orchestrator::impl {
                     pending.append(data, n);
                     // One JSON object a line, each {"result": GameServer} (an "error" member on failure).
                     for (auto nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+                        if (!watch_budget(budget)) return false;
                         const auto line = pending.substr(0, nl);
                         pending.erase(0, nl + 1);
                         const auto j = nlohmann::json::parse(line, nullptr, false);

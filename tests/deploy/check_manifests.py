@@ -15,11 +15,14 @@ environment"); the manifests' numbers must then agree with it:
   0.0.0.0 at the port the scrape annotations name; gameserver.yaml serves one match.
 - deploy/agones/allocation.yaml: the protocol label is net/include/retcon/net/protocol.hpp's
   protocol_version, the fleet label the fleet's name, and the rooms counter is the fleet's.
+- deploy/agones/metrics-policy.yaml: a NetworkPolicy selecting the fleet's pods admits the
+  metrics port only from a selector (not from every pod) and leaves the game's UDP open.
 - deploy/Containerfile: EXPOSE is the server's port, the entry point is demo_server and accepts
   its options, SIGTERM stops it, the user is not root, the replay directory is a volume.
 - deploy/systemd/: TimeoutStopSec exceeds the drain grace (with the example environment file's
   values) by the margin, SIGTERM stops it, Restart=on-failure, the replays go to the unit's
-  StateDirectory (the only place it may write).
+  StateDirectory (the only place it may write), LimitNOFILE is a finite number with room for
+  the server's descriptors (DESCRIPTORS_BASE plus DESCRIPTORS_PER_MATCH a match).
 - Every variable a manifest sets is one the server reads (--print-config lists them).
 
 Each check prints one line, `ok` or `FAIL` and why. Exit status 0 all pass, 1 a check failed,
@@ -53,6 +56,11 @@ ACCEPTING_LABEL = "agones.dev/sdk-retcon-accepting"
 FLEET_LABEL = "agones.dev/fleet"
 # The port Agones gives the game container in AGONES_SDK_HTTP_PORT unless sdkServer.httpPort says.
 AGONES_DEFAULT_SDK_HTTP_PORT = 9358
+# What the server holds open (docs/hosting.md, "Metrics"): its own ~20 (UDP socket, results file,
+# logs, the orchestrator's connections) plus the metrics page's at most 11, with room to spare,
+# and per match its replay file and what a match's session opens.
+DESCRIPTORS_BASE = 64
+DESCRIPTORS_PER_MATCH = 4
 
 
 class Checks:
@@ -408,6 +416,34 @@ def check_gameserver(c, root, server, image):
                 "per process)")
 
 
+def check_network_policy(c, root, fleet, fleet_config):
+    path = os.path.join(root, "deploy", "agones", "metrics-policy.yaml")
+    policy = load_yaml_doc(path, "NetworkPolicy")
+    spec = policy["spec"]
+    selector = (spec.get("podSelector") or {}).get("matchLabels") or {}
+    c.check("metrics-policy:selects-fleet",
+            selector == {"agones.dev/fleet": fleet["metadata"]["name"]} and "Ingress" in (spec.get("policyTypes") or []),
+            f"podSelector {selector}, policyTypes {spec.get('policyTypes')} (the fleet's pods, agones.dev/fleet: "
+            f"{fleet['metadata']['name']!r}, and Ingress expected)")
+    rules = spec.get("ingress") or []
+
+    def ports_of(rule, protocol):
+        return [p for p in rule.get("ports") or [] if p.get("protocol", "TCP") == protocol]
+
+    metrics_port = fleet_config["metrics_port"] if fleet_config else None
+    metrics_rules = [r for r in rules
+                     if any(p.get("port") in (None, metrics_port) for p in ports_of(r, "TCP")) or not r.get("ports")]
+    c.check("metrics-policy:metrics-port",
+            metrics_port is not None and metrics_rules
+            and all(r.get("from") and all(f.get("namespaceSelector") or f.get("podSelector") for f in r["from"])
+                    for r in metrics_rules),
+            f"{len(metrics_rules)} rule(s) admit TCP port {metrics_port}: each must say `from` whom, by "
+            "namespace or pod selector (the page is for the cluster's Prometheus, not every pod)")
+    c.check("metrics-policy:game-port",
+            any(ports_of(r, "UDP") and not r.get("from") for r in rules),
+            "a rule admits UDP from anywhere (players reach the game's port)")
+
+
 def check_allocation(c, root, fleet, fleet_config):
     path = os.path.join(root, "deploy", "agones", "allocation.yaml")
     alloc = load_yaml_doc(path, "GameServerAllocation")
@@ -511,6 +547,12 @@ def check_systemd(c, root, server):
             bool(replay) and any(under(replay, "/var/lib/" + d.split(":")[0]) for d in state),
             f"replay_dir {replay!r} vs StateDirectory {state} (the replays must go under one: the rest of "
             "the system is read-only to the service)")
+    nofile = service.get("LimitNOFILE", [""])[-1].split(":")
+    need = DESCRIPTORS_BASE + DESCRIPTORS_PER_MATCH * config["max_matches"]
+    c.check("systemd:descriptors",
+            all(n.isdigit() for n in nofile) and need <= int(nofile[0]) <= int(nofile[-1]) <= 65536,
+            f"LimitNOFILE={':'.join(nofile)} (a number from {need}, the server's descriptors with "
+            f"{config['max_matches']} matches, to 65536 expected: a leak or a flood meets it, not the machine's)")
 
 
 def main():
@@ -546,6 +588,7 @@ def main():
             c.check("allocation:read", False, "no Fleet to check the allocation against")
         else:
             section("allocation", check_allocation, c, a.root, fleet, fleet_config)
+            section("metrics-policy", check_network_policy, c, a.root, fleet, fleet_config)
         section("systemd", check_systemd, c, a.root, server)
     if c.failed:
         print(f"check_manifests: {len(c.failed)} of {c.count} checks failed: {', '.join(c.failed)}")

@@ -64,6 +64,7 @@ struct agones_status {
     std::uint64_t health_sent = 0;     ///< health reports the sidecar acknowledged
     std::uint64_t health_withheld = 0; ///< intervals in which the heartbeat had not moved
     std::uint64_t watch_opened = 0;    ///< times the watch stream was (re)opened
+    std::uint64_t watch_updates = 0;   ///< GameServers read from the watch (at most 20 a second, after a burst of 20)
     std::uint64_t control_retries =
         0; ///< control requests (ready, labels, rooms, shutdown) that failed and wait a retry period
     bool shutdown_sent = false;
