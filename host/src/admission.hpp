@@ -1,12 +1,14 @@
 #ifndef RETCON_HOST_ADMISSION_HPP
 #define RETCON_HOST_ADMISSION_HPP
 
+#include <retcon/host/host_metrics.hpp>
 #include <retcon/host/join_token.hpp>
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/server_session.hpp>
 #include <retcon/net/transport_mux.hpp>
 #include <retcon/internal/refusal_limiter.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -21,8 +23,9 @@
 namespace retcon {
 
 /**
- * @brief Token checks each source address may make: a bucket of `burst` refilled at
- * `per_second` (a signature check costs ~33 µs: docs/join-tokens.md). Times are the caller's (µs).
+ * @brief Hellos each source address may have routed: a bucket of `burst` refilled at
+ * `per_second` (in token mode each costs a signature check, ~33 µs: docs/join-tokens.md; in
+ * open mode each may hold a place until its session answers). Times are the caller's (µs).
  */
 class hello_budget {
 public:
@@ -131,7 +134,10 @@ public:
  *
  * Open mode (no token keys): a player goes to the first match with a free slot, a returning
  * player to the match that knows its reconnect token, a spectator to the first match with a
- * player. Token mode: the token names the match (opened on its first token), slot and player.
+ * player. A player routed to a match holds one of its places until its session admits it (the
+ * session hook) or its connection ends (refused, dropped, closed: the mux no longer holds it).
+ * Token mode: the token names the match (opened on its first token), slot and player; a token
+ * admits one connection at a time (a reconnection presents the slot's reconnect token too).
  */
 class admission final : public transport_router {
 public:
@@ -143,11 +149,10 @@ public:
     void set_now(std::uint64_t now_us) noexcept { now_ = now_us; }
 
     std::size_t route(peer_id peer, wire::channel ch, std::span<const std::byte> first_packet) override;
-    /// @brief The session hook of match @p match (token mode; open mode sets none).
+    /// @brief The session hook of match @p match: token mode redeems the connection's ticket;
+    /// open mode admits everyone, and the place routing held for the connection is the
+    /// session's now (a player it seats counts in its players).
     [[nodiscard]] admission_fn session_hook(std::size_t match);
-
-    /// @brief A player joined match @p match: one place routed to it is taken (open mode).
-    void player_joined(std::size_t match);
     /// @brief Match @p match (id @p id) ended: its tickets go, and its id is refused as ended.
     void match_ended(std::size_t match, const std::string &id);
     /// @brief Once in a while: the held-back refusal count, budgets refilled, stale tickets.
@@ -155,13 +160,33 @@ public:
 
     [[nodiscard]] std::uint64_t admissions() const noexcept { return admissions_; }
     [[nodiscard]] std::uint64_t refusals() const noexcept { return refusals_.refusals(); }
+    /// @brief The refusals by reason (their sum is refusals()).
+    [[nodiscard]] const refusal_counts &refusals_by_reason() const noexcept { return counts_; }
+    /// @brief Open mode: players routed to match @p match that its session has not answered yet
+    /// (connections that ended are forgotten first).
+    [[nodiscard]] std::size_t routed(std::size_t match);
     [[nodiscard]] const admission_tickets &tickets() const noexcept { return tickets_; }
 
     /// @brief Ended match ids remembered (refused as "has ended").
     static constexpr std::size_t max_remembered_ended = 4096;
 
 private:
+    /// A connection routed with a join token: later hellos with the same token without a
+    /// reconnect token are refused while one lasts.
+    struct token_holder {
+        std::size_t match = 0;
+        peer_id peer = no_peer;
+    };
+    struct nonce_hash {
+        std::size_t operator()(const std::array<std::byte, 16> &n) const noexcept;
+    };
+
     std::size_t refuse(peer_id peer, wire::reject_reason reason, const std::string &text);
+    /// Drops @p peer unanswered (malformed, before its hello, past the hello budget).
+    std::size_t drop(peer_id peer, std::uint64_t &counter, const std::string &text);
+    [[nodiscard]] bool holder_live(const token_holder &h) const;
+    /// Forgets the holders of @p list whose connection ended; true when one is left.
+    bool prune_holders(std::vector<token_holder> &list) const;
     std::size_t route_open(peer_id peer, const wire::hello_msg &h);
     std::size_t route_token(peer_id peer, const wire::hello_msg &h);
     std::size_t admit_to(std::size_t index, peer_id peer, const admission_tickets::ticket *t);
@@ -173,8 +198,14 @@ private:
     hello_budget budget_;
     refusal_log refusals_;
     admission_tickets tickets_;
-    /// Open mode: players routed to each match place that have not joined yet.
+    refusal_counts counts_;
+    /// Open mode: players routed to each match place that its session has not answered yet, with
+    /// when (a place is held at most hello_timeout_ms: the session has the hello by then).
     std::vector<std::vector<std::pair<peer_id, std::uint64_t>>> routed_;
+    /// Token mode: the live connections routed with each join token (by nonce). Every one
+    /// counts: a reconnection that the session refuses must not make the player's own
+    /// connection look gone.
+    std::unordered_map<std::array<std::byte, 16>, std::vector<token_holder>, nonce_hash> holders_;
     std::deque<std::string> ended_ids_;
     std::uint64_t admissions_ = 0;
     std::uint64_t now_ = 0;

@@ -80,8 +80,7 @@ struct match_host::impl final : admission_host {
         : opt(std::move(o)), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}), metrics(opt.max_matches),
           results(logger()), life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
           gate(opt, mux, *this, logger()) {
-        if (!gate.open_mode()) life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
-        life.player_joined = [this](std::size_t i) { gate.player_joined(i); };
+        life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
         life.finished = [this](std::size_t i, const std::string &id) { gate.match_ended(i, id); };
     }
 
@@ -205,7 +204,8 @@ struct match_host::impl final : admission_host {
     }
 
     void publish() {
-        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals()}, life.matches(), mux);
+        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals(), gate.refusals_by_reason()},
+                        life.matches(), mux);
     }
 
     /// When the loop must wake: housekeeping, the next open, a deadline, an ending match's poll.
