@@ -800,7 +800,8 @@ private:
                                             "--players", "4",
                                             "--quiet",   "--metrics-port",
                                             "0",         "--max-peers-per-address",
-                                            "4095",      "--replay-dir",
+                                            "4095",      "--hellos-per-second",
+                                            "0",         "--replay-dir",
                                             replay_dir_};
         server_ = std::make_unique<load::child_process>();
         if (!server_->start(s_.server, args, cpu_server, error)) return error;

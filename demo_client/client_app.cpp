@@ -80,23 +80,33 @@ int run_client(const client_settings &s) {
         }
         join_token = std::move(*t);
     }
-    auto net = make_enet_client(s.host, s.port);
-    if (!net) {
-        std::fprintf(stderr, "demo_client: %s\n", net.message().c_str());
-        return 2;
-    }
-    client_options opt;
-    opt.name = s.name;
-    opt.spectator = s.spectate;
-    opt.connect_timeout_ms = s.connect_timeout_ms;
-    opt.reconnect_token = stored; // empty: a new player
-    opt.join_token = join_token;  // a reconnection presents it again, with the reconnect token
-    client_session client{config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, **net, opt};
     std::ofstream hash_log;
-    if (!s.hash_log.empty()) {
-        hash_log.open(s.hash_log);
-        client.on_confirmed_hash([&hash_log](frame_t f, std::uint64_t h) { hash_log << f << ' ' << h << '\n'; });
-    }
+    if (!s.hash_log.empty()) hash_log.open(s.hash_log);
+    // A connection and its session; a second one when the server refuses the stored reconnect
+    // token and the client joins as a new player instead.
+    std::unique_ptr<transport> net;
+    std::unique_ptr<client_session> session;
+    const auto open_session = [&](const reconnect_token &back) {
+        session.reset(); // before its transport
+        auto made = make_enet_client(s.host, s.port);
+        if (!made) {
+            std::fprintf(stderr, "demo_client: %s\n", made.message().c_str());
+            return false;
+        }
+        net = std::move(*made);
+        client_options opt;
+        opt.name = s.name;
+        opt.spectator = s.spectate;
+        opt.connect_timeout_ms = s.connect_timeout_ms;
+        opt.reconnect_token = back;  // empty: a new player
+        opt.join_token = join_token; // a reconnection presents it again, with the reconnect token
+        session = std::make_unique<client_session>(
+            config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, *net, opt);
+        if (hash_log.is_open())
+            session->on_confirmed_hash([&hash_log](frame_t f, std::uint64_t h) { hash_log << f << ' ' << h << '\n'; });
+        return true;
+    };
+    if (!open_session(stored)) return 2;
     std::unique_ptr<terminal> term;
     if (!s.headless) {
         term = std::make_unique<terminal>();
@@ -114,9 +124,9 @@ int run_client(const client_settings &s) {
     const std::uint64_t start = now_ms();
     std::uint64_t next_draw = start;
     bool corrupted = false;
-    bool announced = false;    // "playing slot N" printed (headless)
-    std::string token_refused; // the server's reason, when it did not know the token we presented
+    bool announced = false; // "playing slot N" printed (headless)
     while (exit_code < 0) {
+        client_session &client = *session;
         const std::uint64_t now = now_ms();
         client.poll(now);
         if (term)
@@ -140,20 +150,32 @@ int run_client(const client_settings &s) {
             const player_input in = s.bot ? ai.decide(w, client.slot()) : keys.sample(now);
             client.tick(in);
         }
-        for (session_event ev; client.next_event(ev);) {
+        bool join_as_new = false;
+        for (session_event ev; !join_as_new && client.next_event(ev);) {
             if (ev.kind == session_event_kind::desync_detected) ++desyncs;
             last_note = std::string(to_string(ev.kind)) + (ev.text.empty() ? "" : ": " + ev.text);
             if (s.headless) std::printf("[frame %u] %s\n", ev.frame, last_note.c_str());
             if (ev.kind == session_event_kind::match_ended) {
                 exit_code = 0;
                 reason = "the server ended the match";
+            } else if (ev.kind == session_event_kind::rejected && !stored.empty() &&
+                       ev.reject == wire::reject_reason::token) {
+                // A stale token file (the server restarted, or gave the slot to someone else):
+                // the player joins as a new one rather than stopping until the file is deleted.
+                last_note = "the server refused the reconnect token in " + s.token_file + " (" + ev.text +
+                            "); joining as a new player";
+                std::fprintf(stderr, "demo_client: %s\n", last_note.c_str());
+                if (s.headless) std::printf("demo_client %s: %s\n", s.name.c_str(), last_note.c_str());
+                stored = {};
+                join_as_new = true;
             } else if (ev.kind == session_event_kind::rejected || ev.kind == session_event_kind::disconnected) {
                 exit_code = 3;
                 reason = last_note;
-                if (ev.kind == session_event_kind::rejected && !stored.empty() &&
-                    ev.reject == wire::reject_reason::token)
-                    token_refused = ev.text;
             }
+        }
+        if (join_as_new) {
+            if (!open_session(stored)) return 2;
+            continue;
         }
         const auto st_now = client.state();
         if (!announced && (st_now == client_state::loading || st_now == client_state::running)) {
@@ -200,13 +222,9 @@ int run_client(const client_settings &s) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     term.reset(); // restore the terminal before printing the summary
+    const client_session &client = *session;
     const auto &st = client.stats();
     const double secs = static_cast<double>(now_ms() - start) / 1000.0;
-    if (!token_refused.empty()) // said once; the client exits rather than retrying a token that cannot work
-        std::fprintf(stderr,
-                     "demo_client: the server refused the reconnect token in %s: %s. Delete the file to join as a "
-                     "new player.\n",
-                     s.token_file.c_str(), token_refused.c_str());
     std::printf("demo_client %s: %s\n", s.name.c_str(), reason.c_str());
     if (s.spectate) std::printf("  slot: spectator\n");
     else if (client.slot() >= 0)

@@ -27,7 +27,8 @@ int main(int argc, char **argv) {
     app.add_flag("--spectate", s.spectate, "watch without a player slot");
     app.add_option("--token-file", s.token_file,
                    "keep the server's reconnect token in this file (0600) and present it at the next start, to "
-                   "take the same slot back after a crash; a secret: never share it (ignored with --spectate)");
+                   "take the same slot back after a crash (a token the server does not know: joins as a new player); a "
+                   "secret: never share it (ignored with --spectate)");
     app.add_option("--token", s.join_token,
                    "the join token a lobby (or retcon-token issue) gave for this match, when the server requires one");
     app.add_option("--seed", s.seed, "bot seed")->capture_default_str();

@@ -32,6 +32,10 @@ int main(int argc, char **argv) {
     app.add_option("--max-peers-per-address", s.max_peers_per_address,
                    "connections from one IP address (raise it for a load generator on one machine)")
         ->capture_default_str();
+    app.add_option("--hellos-per-second", s.hellos_per_second,
+                   "hellos one IP address may have routed a second, in bursts of twice as many (0: no limit; a load "
+                   "generator on one machine sets 0)")
+        ->capture_default_str();
     app.add_option("--tick", s.tick_hz, "simulation rate in Hz")->check(CLI::Range(10, 240))->capture_default_str();
     app.add_option(
         "--record", s.record,

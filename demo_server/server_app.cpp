@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -59,6 +60,11 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
         if (given("--seed")) o.open_params.seed = s.seed;
         if (given("--fleet")) o.fleet = s.fleet;
         if (given("--max-peers-per-address")) o.max_peers_per_address = s.max_peers_per_address;
+        if (given("--hellos-per-second")) {
+            o.hellos_per_second = s.hellos_per_second;
+            o.hello_burst =
+                static_cast<std::uint32_t>(std::clamp<std::uint64_t>(2ull * s.hellos_per_second, 1, 0xffffffffu));
+        }
         if (given("--drain-grace")) o.drain_grace_ms = static_cast<std::uint32_t>(s.drain_grace_s * 1000.0);
         if (given("--replay-dir")) o.replay_dir = s.replay_dir;
         if (given("--match-limit")) o.match_limit = s.match_limit;

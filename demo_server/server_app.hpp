@@ -25,9 +25,10 @@ struct server_settings {
     std::uint64_t seed = 1;              ///< open mode: match k gets seed + k - 1
     int metrics_port = -1;               ///< Prometheus text on 127.0.0.1:PORT/metrics (-1: off, 0: a free port)
     std::uint32_t max_peers_per_address = 8;
-    std::uint32_t match_limit = 0;     ///< matches served in the process's life, then it exits (0: no limit)
-    std::string orchestrator = "auto"; ///< auto (from the environment) or a name in retcon::orchestrators()
-    bool print_config = false;         ///< print the effective configuration as JSON and exit
+    std::uint32_t hellos_per_second = 10; ///< per IP address, in bursts of twice as many (0: no limit)
+    std::uint32_t match_limit = 0;        ///< matches served in the process's life, then it exits (0: no limit)
+    std::string orchestrator = "auto";    ///< auto (from the environment) or a name in retcon::orchestrators()
+    bool print_config = false;            ///< print the effective configuration as JSON and exit
     bool quiet = false;
     /// @brief The options given on the command line: they win over the environment
     /// (RETCON_* and the platforms' variables, docs/hosting.md), which wins over the defaults.

@@ -81,28 +81,48 @@ std::size_t admission::refuse(peer_id peer, wire::reject_reason reason, const st
     wire::encode(wire::reject_msg{reason, text}, out);
     mux_.send_unrouted(peer, wire::channel::control, out);
     mux_.refuse(peer);
+    ++counts_.by_reason[static_cast<std::size_t>(reason)]; // every reason has a counter (host_metrics.cpp)
     const auto address = mux_.base().peer_address(peer);
     refusals_.note((address.empty() ? std::string{} : address + ": ") + text, now_);
     return no_route;
 }
 
+std::size_t admission::drop(peer_id peer, std::uint64_t &counter, const std::string &text) {
+    mux_.refuse(peer); // no reply: a flood gets nothing back
+    ++counter;
+    refusals_.note(text, now_);
+    return no_route;
+}
+
 std::size_t admission::route(peer_id peer, wire::channel ch, std::span<const std::byte> data) {
-    if (ch != wire::channel::control) {
-        mux_.refuse(peer);
-        refusals_.note("a packet before the hello", now_);
-        return no_route;
-    }
+    if (ch != wire::channel::control) return drop(peer, counts_.malformed, "a packet before the hello");
+    // Before anything is decoded or checked: in token mode a hello costs a signature check, in
+    // open mode it may hold a place until its session answers.
+    if (opt_.hellos_per_second != 0 && !budget_.allow(mux_.base().peer_address(peer), now_))
+        return drop(peer, counts_.hello_budget,
+                    mux_.base().peer_address(peer) + ": too many hellos from this address (" +
+                        std::to_string(opt_.hellos_per_second) + " a second allowed)");
     wire::hello_msg h;
     if (auto r = wire::decode(data, h); !r) {
         if (r.code() == errc::bad_version)
             return refuse(peer, wire::reject_reason::protocol, wire::version_refusal(wire::peek_hello_version(data)));
-        mux_.refuse(peer);
-        refusals_.note("malformed hello: " + r.message(), now_);
-        return no_route;
+        return drop(peer, counts_.malformed, "malformed hello: " + r.message());
     }
     if (host_.draining() && h.reconnect_token.empty())
         return refuse(peer, wire::reject_reason::draining, "the server is shutting down; it admits nobody new");
     return open_mode() ? route_open(peer, h) : route_token(peer, h);
+}
+
+std::size_t admission::routed(std::size_t match) {
+    if (match >= routed_.size()) return 0;
+    // A place is held while the session has not answered: the connection still on the match's
+    // route (its session refuses or drops it through the route, which forgets it; a closed one
+    // is forgotten too), and not past the hello deadline (a session not yet polled holds it).
+    const std::size_t route = host_.route_of(match);
+    std::erase_if(routed_[match], [&](const auto &p) {
+        return !mux_.holds(route, p.first) || now_ - p.second > opt_.session.hello_timeout_ms * 1000ull;
+    });
+    return routed_[match].size();
 }
 
 std::size_t admission::route_open(peer_id peer, const wire::hello_msg &h) {
@@ -125,9 +145,7 @@ std::size_t admission::route_open(peer_id peer, const wire::hello_msg &h) {
             if (!best || (host_.players(i) > 0 && host_.players(*best) == 0)) best = i;
             continue;
         }
-        auto &routed = routed_[i];
-        std::erase_if(routed, [&](const auto &p) { return now_ - p.second > opt_.session.hello_timeout_ms * 1000ull; });
-        const auto taken = static_cast<std::size_t>(host_.players(i)) + routed.size();
+        const auto taken = static_cast<std::size_t>(host_.players(i)) + routed(i);
         if (taken < host_.player_slots(i)) {
             best = i;
             break;
@@ -144,13 +162,6 @@ std::size_t admission::route_open(peer_id peer, const wire::hello_msg &h) {
 }
 
 std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
-    if (opt_.hellos_per_second != 0 && !budget_.allow(mux_.base().peer_address(peer), now_)) {
-        mux_.refuse(peer); // no reply: a flood gets nothing back
-        refusals_.note(mux_.base().peer_address(peer) + ": too many hellos from this address (" +
-                           std::to_string(opt_.hellos_per_second) + " a second allowed)",
-                       now_);
-        return no_route;
-    }
     auto v = verifier_->verify(h.join_token, host_time::unix_seconds());
     if (!v.ok) return refuse(peer, wire::reject_reason::join_token, v.message);
     const join_token &t = v.ok->token;
@@ -164,11 +175,21 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
         return refuse_token(wire::reject_reason::join_token,
                             spectator_token ? "this join token is for a spectator; the client asked to play"
                                             : "this join token is for a player; the client asked to watch");
-    if (!v.ok->first_use && h.reconnect_token.empty())
+    // A token admits one connection at a time: a second one without the slot's reconnect token
+    // is refused while the first lasts (it would take the slot from it). Once that connection
+    // is gone, the token may come back (a lost welcome, a spectator who left), but only into
+    // its running match: a used token never opens one.
+    auto &held = holders_[t.nonce];
+    if (prune_holders(held) && h.reconnect_token.empty())
         return refuse(peer, wire::reject_reason::join_token,
-                      "join token already used (a reconnection presents it with the slot's reconnect token)");
+                      "join token in use by another connection (a reconnection presents it with the slot's reconnect "
+                      "token)");
+    const auto found = host_.find(t.match_id);
+    if (!v.ok->first_use && !found)
+        return refuse(peer, wire::reject_reason::join_token,
+                      "join token already used, and its match is not running here");
     std::size_t index = 0;
-    if (const auto found = host_.find(t.match_id)) {
+    if (found) {
         index = *found;
         if (host_.ending(index))
             return refuse_token(wire::reject_reason::match, "match '" + t.match_id + "' has ended");
@@ -195,7 +216,24 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
     if (index < token_expiry_.size()) token_expiry_[index] = std::max(token_expiry_[index], t.expires_at);
     // The token's slot is below its player count (decode_token checks), which is the match's.
     const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_};
+    held.push_back(token_holder{index, peer});
     return admit_to(index, peer, &ticket);
+}
+
+bool admission::holder_live(const token_holder &h) const {
+    return host_.running(h.match) && mux_.holds(host_.route_of(h.match), h.peer);
+}
+
+bool admission::prune_holders(std::vector<token_holder> &list) const {
+    std::erase_if(list, [&](const token_holder &h) { return !holder_live(h); });
+    return !list.empty();
+}
+
+std::size_t admission::nonce_hash::operator()(const std::array<std::byte, 16> &n) const noexcept {
+    // Nonces are random (sign_token), and only tokens whose signature verified get here.
+    std::size_t x = 0;
+    for (const std::byte b : n) x = x * 131u + static_cast<std::size_t>(b);
+    return x;
 }
 
 std::size_t admission::admit_to(std::size_t index, peer_id peer, const admission_tickets::ticket *t) {
@@ -205,16 +243,21 @@ std::size_t admission::admit_to(std::size_t index, peer_id peer, const admission
 }
 
 admission_fn admission::session_hook(std::size_t match) {
-    return [this, match](peer_id peer, const wire::hello_msg &) { return tickets_.redeem(match, peer); };
-}
-
-void admission::player_joined(std::size_t match) {
-    if (match < routed_.size() && !routed_[match].empty()) routed_[match].erase(routed_[match].begin());
+    if (!open_mode())
+        return [this, match](peer_id peer, const wire::hello_msg &) { return tickets_.redeem(match, peer); };
+    // The session's own checks passed: it seats the player now or refuses it (full, an unknown
+    // reconnect token); either way the place routing held for this connection is released.
+    return [this, match](peer_id peer, const wire::hello_msg &) {
+        if (match < routed_.size()) std::erase_if(routed_[match], [&](const auto &p) { return p.first == peer; });
+        return server_admission{};
+    };
 }
 
 void admission::match_ended(std::size_t match, const std::string &id) {
     tickets_.drop_match(match);
     if (match < routed_.size()) routed_[match].clear();
+    for (auto &[nonce, list] : holders_) std::erase_if(list, [&](const token_holder &h) { return h.match == match; });
+    std::erase_if(holders_, [](const auto &kv) { return kv.second.empty(); });
     if (open_mode()) return; // no token names an open match
     // Every token that routed here expires by then; a later one extends it when presented.
     const std::uint64_t latest = match < token_expiry_.size() ? token_expiry_[match] : 0;
@@ -230,6 +273,9 @@ void admission::housekeeping() {
     budget_.forget_refilled(now_);
     if (!open_mode()) ended_.forget_expired(host_time::unix_seconds());
     tickets_.expire(now_, 2'000'000ull + opt_.session.hello_timeout_ms * 1000ull);
+    // Holders of connections that ended: bounded by the connections the host holds.
+    for (auto it = holders_.begin(); it != holders_.end();)
+        it = prune_holders(it->second) ? std::next(it) : holders_.erase(it);
 }
 
 } // namespace retcon

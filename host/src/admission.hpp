@@ -1,12 +1,14 @@
 #ifndef RETCON_HOST_ADMISSION_HPP
 #define RETCON_HOST_ADMISSION_HPP
 
+#include <retcon/host/host_metrics.hpp>
 #include <retcon/host/join_token.hpp>
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/server_session.hpp>
 #include <retcon/net/transport_mux.hpp>
 #include <retcon/internal/refusal_limiter.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -22,8 +24,9 @@
 namespace retcon {
 
 /**
- * @brief Token checks each source address may make: a bucket of `burst` refilled at
- * `per_second` (a signature check costs ~33 µs: docs/join-tokens.md). Times are the caller's (µs).
+ * @brief Hellos each source address may have routed: a bucket of `burst` refilled at
+ * `per_second` (in token mode each costs a signature check, ~33 µs: docs/join-tokens.md; in
+ * open mode each may hold a place until its session answers). Times are the caller's (µs).
  */
 class hello_budget {
 public:
@@ -132,8 +135,11 @@ public:
  *
  * Open mode (no token keys): a player goes to the first match with a free slot, a returning
  * player to the match that knows its reconnect token, a spectator to the first match with a
- * player. Token mode: the token names the match (opened on its first token), slot and player;
- * an ended match's id is refused as ended until no token naming it can verify any more
+ * player. A player routed to a match holds one of its places until its session admits it (the
+ * session hook) or its connection ends (refused, dropped, closed: the mux no longer holds it).
+ * Token mode: the token names the match (opened on its first token), slot and player; a token
+ * admits one connection at a time (a reconnection presents the slot's reconnect token too); an
+ * ended match's id is refused as ended until no token naming it can verify any more
  * (docs/hosting.md, "Ended matches"), across restarts through the ledger `ended` was loaded from.
  */
 class admission final : public transport_router {
@@ -152,11 +158,10 @@ public:
     void set_now(std::uint64_t now_us) noexcept { now_ = now_us; }
 
     std::size_t route(peer_id peer, wire::channel ch, std::span<const std::byte> first_packet) override;
-    /// @brief The session hook of match @p match (token mode; open mode sets none).
+    /// @brief The session hook of match @p match: token mode redeems the connection's ticket;
+    /// open mode admits everyone, and the place routing held for the connection is the
+    /// session's now (a player it seats counts in its players).
     [[nodiscard]] admission_fn session_hook(std::size_t match);
-
-    /// @brief A player joined match @p match: one place routed to it is taken (open mode).
-    void player_joined(std::size_t match);
     /// @brief Match @p match (id @p id) ended: its tickets go, and (token mode) its id is refused
     /// as ended until the latest expiry of the tokens that routed to it, plus the clock skew.
     void match_ended(std::size_t match, const std::string &id);
@@ -165,12 +170,32 @@ public:
 
     [[nodiscard]] std::uint64_t admissions() const noexcept { return admissions_; }
     [[nodiscard]] std::uint64_t refusals() const noexcept { return refusals_.refusals(); }
+    /// @brief The refusals by reason (their sum is refusals()).
+    [[nodiscard]] const refusal_counts &refusals_by_reason() const noexcept { return counts_; }
+    /// @brief Open mode: players routed to match @p match that its session has not answered yet
+    /// (connections that ended are forgotten first).
+    [[nodiscard]] std::size_t routed(std::size_t match);
     [[nodiscard]] const admission_tickets &tickets() const noexcept { return tickets_; }
     /// @brief Ended match ids remembered (refused as "has ended").
     [[nodiscard]] const ended_matches &ended() const noexcept { return ended_; }
 
 private:
+    /// A connection routed with a join token: later hellos with the same token without a
+    /// reconnect token are refused while one lasts.
+    struct token_holder {
+        std::size_t match = 0;
+        peer_id peer = no_peer;
+    };
+    struct nonce_hash {
+        std::size_t operator()(const std::array<std::byte, 16> &n) const noexcept;
+    };
+
     std::size_t refuse(peer_id peer, wire::reject_reason reason, const std::string &text);
+    /// Drops @p peer unanswered (malformed, before its hello, past the hello budget).
+    std::size_t drop(peer_id peer, std::uint64_t &counter, const std::string &text);
+    [[nodiscard]] bool holder_live(const token_holder &h) const;
+    /// Forgets the holders of @p list whose connection ended; true when one is left.
+    bool prune_holders(std::vector<token_holder> &list) const;
     std::size_t route_open(peer_id peer, const wire::hello_msg &h);
     std::size_t route_token(peer_id peer, const wire::hello_msg &h);
     std::size_t admit_to(std::size_t index, peer_id peer, const admission_tickets::ticket *t);
@@ -183,11 +208,17 @@ private:
     hello_budget budget_;
     refusal_log refusals_;
     admission_tickets tickets_;
-    /// Open mode: players routed to each match place that have not joined yet.
+    refusal_counts counts_;
+    /// Open mode: players routed to each match place that its session has not answered yet, with
+    /// when (a place is held at most hello_timeout_ms: the session has the hello by then).
     std::vector<std::vector<std::pair<peer_id, std::uint64_t>>> routed_;
     /// Token mode: the latest expires_at of the tokens routed to each match place.
     std::vector<std::uint64_t> token_expiry_;
     ended_matches ended_;
+    /// Token mode: the live connections routed with each join token (by nonce). Every one
+    /// counts: a reconnection that the session refuses must not make the player's own
+    /// connection look gone.
+    std::unordered_map<std::array<std::byte, 16>, std::vector<token_holder>, nonce_hash> holders_;
     std::uint64_t admissions_ = 0;
     std::uint64_t now_ = 0;
 };

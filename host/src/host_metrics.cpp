@@ -1,8 +1,11 @@
 #include <retcon/host/host_metrics.hpp>
 
+#include <retcon/net/protocol.hpp>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <tuple>
 
 namespace retcon {
 
@@ -64,6 +67,14 @@ lateness_histogram lateness_histogram::since(const lateness_histogram &e) const 
 
 namespace {
 
+constexpr bool every_reason_counted() {
+    for (const auto &row : wire::reject_reasons)
+        if (static_cast<std::size_t>(row.reason) >= std::tuple_size_v<decltype(refusal_counts::by_reason)>)
+            return false;
+    return true;
+}
+static_assert(every_reason_counted(), "refusal_counts::by_reason needs a counter for every reject reason");
+
 void line(std::string &out, const char *fmt, auto... args) {
     char buf[256];
     std::snprintf(buf, sizeof buf, fmt, args...);
@@ -111,6 +122,15 @@ std::string to_prometheus(const host_metrics &m) {
     line(o, "retcon_host_admissions_total %llu\n", u(m.admissions));
     help(o, "retcon_host_refusals_total", "counter", "Connections refused (join tokens, drain, full, malformed).");
     line(o, "retcon_host_refusals_total %llu\n", u(m.refusals));
+    help(o, "retcon_host_refusals_by_reason_total", "counter",
+         "Connections refused, by the reason sent (docs/protocol.md), or malformed or hello_budget (dropped "
+         "unanswered).");
+    for (const auto &row : wire::reject_reasons)
+        line(o, "retcon_host_refusals_by_reason_total{reason=\"%s\"} %llu\n", row.name,
+             u(m.refusals_by_reason.by_reason[static_cast<std::size_t>(row.reason)]));
+    line(o, "retcon_host_refusals_by_reason_total{reason=\"malformed\"} %llu\n", u(m.refusals_by_reason.malformed));
+    line(o, "retcon_host_refusals_by_reason_total{reason=\"hello_budget\"} %llu\n",
+         u(m.refusals_by_reason.hello_budget));
     help(o, "retcon_host_desyncs_verified_total", "counter",
          "Desyncs an uploaded snapshot verified, ended matches included.");
     line(o, "retcon_host_desyncs_verified_total %llu\n", u(m.desyncs_verified));

@@ -82,7 +82,7 @@ struct match_host::impl final : admission_host {
         : opt(std::move(o)), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}), metrics(opt.max_matches),
           results(logger()), life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
           gate(opt, mux, *this, logger(), std::move(ended)) {
-        if (!gate.open_mode()) life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
+        life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
         if (const auto &ledger = gate.ended().ledger(); !ledger.empty()) {
             // The ledger's appends are file I/O: the results thread makes them (docs/hosting.md, "Threads").
             gate.persist_ended = [this](const std::string &id, std::uint64_t until) { results.push_ended(id, until); };
@@ -91,7 +91,6 @@ struct match_host::impl final : admission_host {
                     log("match=" + id + " could not be added to the ended-matches ledger: " + r.message());
             });
         }
-        life.player_joined = [this](std::size_t i) { gate.player_joined(i); };
         life.finished = [this](std::size_t i, const std::string &id) { gate.match_ended(i, id); };
     }
 
@@ -215,7 +214,8 @@ struct match_host::impl final : admission_host {
     }
 
     void publish() {
-        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals()}, life.matches(), mux);
+        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals(), gate.refusals_by_reason()},
+                        life.matches(), mux);
     }
 
     /// When the loop must wake: housekeeping, the next open, a deadline, an ending match's poll.

@@ -253,13 +253,7 @@ void match_lifecycle::fail(hosted_match &m, const std::string &what, std::uint64
 void match_lifecycle::handle_events(hosted_match &m) {
     if (!m.session) return;
     for (session_event ev; m.session->next_event(ev);) {
-        switch (apply_event(m, ev)) {
-        case event_effect::joined:
-            if (player_joined) player_joined(m.place);
-            break;
-        case event_effect::recording_failed: recording_failed_ = true; break;
-        default: break;
-        }
+        if (apply_event(m, ev) == event_effect::recording_failed) recording_failed_ = true;
         log_match(m, "[frame " + std::to_string(ev.frame) + "] " + to_string(ev.kind) + " slot " +
                          std::to_string(ev.slot) + " " + ev.text);
     }

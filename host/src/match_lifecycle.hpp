@@ -53,10 +53,8 @@ public:
     match_lifecycle(const host_options &options, game_factory factory, transport_mux &mux, frame_scheduler &scheduler,
                     host_metrics &live, result_writer &results, std::function<void(std::string_view)> log);
 
-    /// @brief Token mode: the admission hook for the session of match place @p i.
+    /// @brief The admission hook for the session of match place @p i (the host's admission).
     std::function<admission_fn(std::size_t)> session_admission;
-    /// @brief A player joined the match in place @p i.
-    std::function<void(std::size_t)> player_joined;
     /// @brief The match in place @p i, id @p id, has finished and left its place.
     std::function<void(std::size_t, const std::string &)> finished;
 

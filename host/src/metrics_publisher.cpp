@@ -14,6 +14,7 @@ void metrics_publisher::publish(std::uint64_t now_us, const counts &c,
     live_.draining = c.draining;
     live_.admissions = c.admissions;
     live_.refusals = c.refusals;
+    live_.refusals_by_reason = c.refusals_by_reason;
     live_.matches = 0;
     live_.players = 0;
     live_.per_match.clear();

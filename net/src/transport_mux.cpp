@@ -344,6 +344,10 @@ bool transport_mux::pending(std::size_t index) const noexcept {
     return r && r->pending();
 }
 
+bool transport_mux::holds(std::size_t index, peer_id peer) const noexcept {
+    return impl_->live_route(index) != nullptr && impl_->owns(index, peer);
+}
+
 std::uint64_t transport_mux::bytes_in(std::size_t index) const noexcept {
     const auto *r = impl_->live_route(index);
     return r ? r->bytes_in : 0;

@@ -29,6 +29,7 @@ public:
     std::deque<arrival> arriving;
     std::map<peer_id, std::vector<wire::reject_msg>> rejects;
     std::vector<peer_id> disconnected;
+    std::deque<peer_id> closing; // connections whose remote end goes away at the next poll, first
 
     void send(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
         wire::reject_msg r;
@@ -36,6 +37,7 @@ public:
     }
     void disconnect(peer_id peer) override { disconnected.push_back(peer); }
     void poll(std::uint64_t, transport_handler &h) override {
+        for (; !closing.empty(); closing.pop_front()) h.on_disconnect(closing.front());
         while (!arriving.empty()) {
             auto a = std::move(arriving.front());
             arriving.pop_front();
@@ -89,10 +91,12 @@ struct stand_in_host final : admission_host {
     }
 };
 
-std::vector<std::byte> hello_bytes(std::vector<std::byte> token = {}, bool spectator = false) {
+std::vector<std::byte> hello_bytes(std::vector<std::byte> token = {}, bool spectator = false,
+                                   reconnect_token back = {}) {
     wire::hello_msg h;
     h.join_token = std::move(token);
     h.spectator = spectator;
+    h.reconnect_token = back;
     std::vector<std::byte> out;
     wire::encode(h, out);
     return out;
@@ -198,8 +202,8 @@ TEST_CASE("admission: open mode routes by the first packet and refuses with a re
     CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 4) == 1); // not a hello first
     CHECK(r.gate->admissions() == 1);
     CHECK(r.gate->refusals() == 3);
-    // Peer 1 joined: its place is taken by a player now, not by a routing.
-    r.gate->player_joined(0);
+    // Peer 1's session seats it: its place is taken by a player now, not by a routing.
+    CHECK(r.gate->session_hook(0)(1, wire::hello_msg{}).allowed);
     r.host.slots[0].players = 1;
     r.arrive(5, hello_bytes());
     r.pump(2 * s);
@@ -270,6 +274,132 @@ TEST_CASE("admission: token mode drops an address's hellos past its budget, unan
     CHECK_FALSE(r.rejected(8).has_value()); // not checked: no reply
     CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 8) == 1);
     CHECK(r.gate->refusals() == 3);
+}
+
+TEST_CASE("admission: open mode holds a place for each routed connection until its session answers or it ends",
+          "[host][admission]") {
+    auto o = test::local_options();
+    o.open_matches = 2;
+    rig r{o};
+    REQUIRE(r.host.open("open-1", test::params_of(2, 1)).ok());
+    const std::size_t route = r.host.slots[0].route;
+    r.arrive(1, hello_bytes());
+    r.arrive(2, hello_bytes());
+    r.arrive(3, hello_bytes());
+    r.pump(1 * s);
+    CHECK_FALSE(r.rejected(1).has_value());
+    CHECK_FALSE(r.rejected(2).has_value());
+    CHECK(r.rejected(3) == wire::reject_reason::match); // both places held by routings
+    CHECK(r.gate->routed(0) == 2);
+    // Peer 1's session refuses it (a wrong schema, say) through its route: its place is free at
+    // once, not after hello_timeout_ms.
+    r.mux->route(route).disconnect(1);
+    r.arrive(5, hello_bytes());
+    r.pump(1 * s + 1000);
+    CHECK_FALSE(r.rejected(5).has_value());
+    // The session seats peer 5, routed last: that place becomes a player's, peer 2 keeps its own.
+    CHECK(r.gate->session_hook(0)(5, wire::hello_msg{}).allowed);
+    r.host.slots[0].players = 1;
+    CHECK(r.gate->routed(0) == 1);
+    r.arrive(6, hello_bytes());
+    r.pump(1 * s + 2000);
+    CHECK(r.rejected(6) == wire::reject_reason::match);
+    // Peer 2's remote end goes away before its session answers: its place is free too.
+    r.t->closing.push_back(2);
+    r.arrive(7, hello_bytes());
+    r.pump(1 * s + 3000);
+    CHECK_FALSE(r.rejected(7).has_value());
+    CHECK(r.gate->routed(0) == 1);
+    // A session that never answers (not polled yet) holds the place at most hello_timeout_ms.
+    r.gate->set_now(1 * s + 3000 + o.session.hello_timeout_ms * 1000ull + 1);
+    CHECK(r.gate->routed(0) == 0);
+}
+
+TEST_CASE("admission: open mode drops an address's hellos past its budget, unanswered, and counts why",
+          "[host][admission]") {
+    auto o = test::local_options();
+    o.open_matches = 2;
+    o.hellos_per_second = 1;
+    o.hello_burst = 2;
+    rig r{o};
+    REQUIRE(r.host.open("open-1", test::params_of(8, 1)).ok());
+    for (peer_id p = 0; p < 12; p += 4) r.arrive(p, hello_bytes()); // one address (10.0.0.0)
+    r.arrive(1, hello_bytes());                                     // another
+    r.pump(1 * s);
+    CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 0) == 0);
+    CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 4) == 0);
+    CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 8) == 1);
+    CHECK_FALSE(r.rejected(8).has_value()); // no reply
+    CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 1) == 0);
+    CHECK(r.gate->routed(0) == 3);
+    CHECK(r.gate->refusals() == 1);
+    CHECK(r.gate->refusals_by_reason().hello_budget == 1);
+    // A second later the bucket has refilled by one.
+    r.arrive(12, hello_bytes());
+    r.pump(2 * s);
+    CHECK(std::count(r.t->disconnected.begin(), r.t->disconnected.end(), 12) == 0);
+}
+
+TEST_CASE("admission: a join token admits one connection at a time and comes back once it has ended",
+          "[host][admission]") {
+    test::token_issuer issuer;
+    auto o = test::local_options();
+    o.fleet = issuer.fleet;
+    o.token_keys = {public_key_of(issuer.key)};
+    rig r{o};
+    const auto params = test::params_of(2, 9);
+    const auto tok = issuer.sign(issuer.token("m1", 1, 77, params));
+    r.arrive(1, hello_bytes(tok));
+    r.pump(1 * s);
+    REQUIRE_FALSE(r.rejected(1).has_value());
+    // While that connection lasts, the same token without the slot's reconnect token is refused.
+    r.arrive(2, hello_bytes(tok));
+    r.pump(2 * s);
+    CHECK(r.rejected(2) == wire::reject_reason::join_token);
+    // ... with a reconnect token it goes on to the session, which checks that token.
+    r.arrive(3, hello_bytes(tok, false, reconnect_token::generate()));
+    r.pump(2 * s + 1);
+    CHECK_FALSE(r.rejected(3).has_value());
+    // Its session refuses peer 3 (a wrong reconnect token): peer 1 still holds the token.
+    r.mux->route(r.host.slots[0].route).disconnect(3);
+    r.arrive(5, hello_bytes(tok));
+    r.pump(2 * s + 2);
+    CHECK(r.rejected(5) == wire::reject_reason::join_token);
+    // Peer 1 drops before its welcome arrived: the player retries with the same join token, and
+    // the session gets its slot and identity.
+    r.t->closing.push_back(1);
+    r.arrive(4, hello_bytes(tok));
+    r.pump(3 * s);
+    CHECK_FALSE(r.rejected(4).has_value());
+    const auto a = r.gate->session_hook(0)(4, wire::hello_msg{});
+    CHECK(a.allowed);
+    CHECK(a.slot == 1);
+    CHECK(a.player_id == 77);
+    // A spectator who left comes back with its token, one connection at a time.
+    auto st = issuer.token("m1", spectator_slot, 80, params);
+    st.role = token_role::spectator;
+    const auto spectator = issuer.sign(st);
+    r.arrive(10, hello_bytes(spectator, true));
+    r.pump(4 * s);
+    CHECK_FALSE(r.rejected(10).has_value());
+    r.arrive(11, hello_bytes(spectator, true));
+    r.pump(5 * s);
+    CHECK(r.rejected(11) == wire::reject_reason::join_token);
+    r.t->closing.push_back(10);
+    r.arrive(12, hello_bytes(spectator, true));
+    r.pump(6 * s);
+    CHECK_FALSE(r.rejected(12).has_value());
+    CHECK(r.gate->session_hook(0)(12, wire::hello_msg{}).allowed);
+    // A used token never opens a match: its match gone, it is refused, not reopened.
+    r.host.slots[0] = {};
+    r.t->closing.push_back(4);
+    r.arrive(13, hello_bytes(tok));
+    r.pump(7 * s);
+    CHECK(r.rejected(13) == wire::reject_reason::join_token);
+    CHECK(r.host.opened == std::vector<std::string>{"m1"});
+    const auto &counts = r.gate->refusals_by_reason();
+    CHECK(counts.by_reason[static_cast<std::size_t>(wire::reject_reason::join_token)] == 4);
+    CHECK(r.gate->refusals() == 4);
 }
 
 TEST_CASE("admission: an ended match stays ended however many others end after it, and each end is "

@@ -371,6 +371,94 @@ TEST_CASE("token mode admits only valid, unused tokens into their slot, and refu
     CHECK(r->slots[2].present_at_end);
 }
 
+TEST_CASE("open mode: hellos the session refuses hold no place, players still get in", "[host]") {
+    auto o = local_options();
+    o.open_matches = 1;
+    o.open_params = params_of(2, 3);
+    host_thread h{o, counter_game};
+    const auto port = h.host->port();
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.host->metrics().matches == 1; }));
+    // Hellos of another game build, one after another, well within hello_timeout_ms: each is
+    // routed to the match, whose session refuses it.
+    for (int i = 0; i < 4; ++i) {
+        raw_hello raw{port, {}};
+        raw.hello.schema_hash ^= 1;
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.reject);
+        CHECK(raw.reject->reason == wire::reject_reason::schema);
+    }
+    auto &a = connect(clients, port);
+    auto &b = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return (a.running() || a.rejected()) && (b.running() || b.rejected()); }));
+    INFO(a.all_events() << b.all_events());
+    CHECK(a.running());
+    CHECK(b.running());
+}
+
+TEST_CASE("token mode: a player whose welcome was lost retries with its join token, a spectator comes back", "[host]") {
+    token_issuer lobby;
+    auto o = local_options();
+    o.token_keys = {public_key_of(lobby.key)};
+    o.fleet = lobby.fleet;
+    o.session.max_spectators = 2;
+    host_thread h{o, counter_game};
+    const auto port = h.host->port();
+    client_list clients;
+    const auto params = params_of(2, 4);
+    const auto token = lobby.sign(lobby.token("lost-1", 1, 501, params));
+    const auto players_in = [&](std::uint32_t n) {
+        const auto metrics = h.host->metrics();
+        const auto *m = find_match(metrics, "lost-1");
+        return m && m->players == n;
+    };
+    // The first connection is welcomed, but the welcome never reaches the player: it gives up.
+    {
+        raw_hello raw{port, token};
+        REQUIRE(raw.run(clients));
+        REQUIRE(raw.welcomed);
+        REQUIRE(pump(clients, [&] { return players_in(1); }));
+        raw.t->disconnect(0);
+        raw.t->flush();
+    }
+    REQUIRE(pump(clients, [&] { return players_in(0); }));
+    // The player has no reconnect token: it retries with the same join token and gets its slot.
+    client_options again;
+    again.join_token = token;
+    auto &player = connect(clients, port, again);
+    REQUIRE(pump(clients, [&] { return player.running() || player.rejected(); }));
+    INFO(player.all_events());
+    REQUIRE(player.running());
+    CHECK(player.s->slot() == 1);
+    // A spectator watches, leaves, and comes back with the same token.
+    auto st = lobby.token("lost-1", spectator_slot, 502, params);
+    st.role = token_role::spectator;
+    client_options watch;
+    watch.join_token = lobby.sign(st);
+    watch.spectator = true;
+    auto &first = connect(clients, port, watch);
+    REQUIRE(pump(clients, [&] { return first.running() || first.rejected(); }));
+    INFO(first.all_events());
+    REQUIRE(first.running());
+    // While it watches, its token admits nobody else.
+    auto &twin = connect(clients, port, watch);
+    REQUIRE(pump(clients, [&] { return twin.running() || twin.rejected(); }));
+    CHECK(twin.rejected_for(wire::reject_reason::join_token));
+    first.s->leave();
+    REQUIRE(pump(clients, [&] { return first.s->state() != client_state::running; }));
+    first.active = false;
+    // It may come back once the server has seen it go (a refusal before that is retried).
+    bool back = false;
+    for (int attempt = 0; attempt < 50 && !back; ++attempt) {
+        auto &again_watch = connect(clients, port, watch);
+        REQUIRE(pump(clients, [&] { return again_watch.running() || again_watch.rejected(); }));
+        back = again_watch.running();
+        again_watch.active = back;
+    }
+    CHECK(back);
+    CHECK(player.running());
+}
+
 TEST_CASE("token mode: a match the game refuses, and a draining host, refuse with their own reasons", "[host]") {
     token_issuer lobby;
     auto o = local_options();

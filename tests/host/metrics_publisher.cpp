@@ -33,12 +33,17 @@ TEST_CASE("metrics publisher: counters are published once a second with totals o
     p.live().desyncs_verified = 2; // an ended match's
     p.live().matches_opened = 2;
     CHECK(p.published().matches_opened == 0); // nothing published yet
-    p.publish(11'500'000, {true, 5, 3}, matches, mux);
+    refusal_counts why;
+    why.by_reason[static_cast<std::size_t>(wire::reject_reason::draining)] = 2;
+    why.malformed = 1;
+    p.publish(11'500'000, {true, 5, 3, why}, matches, mux);
     const auto m = p.published();
     CHECK(m.uptime_ms == 1500);
     CHECK(m.draining);
     CHECK(m.admissions == 5);
     CHECK(m.refusals == 3);
+    CHECK(m.refusals_by_reason.by_reason[static_cast<std::size_t>(wire::reject_reason::draining)] == 2);
+    CHECK(m.refusals_by_reason.malformed == 1);
     CHECK(m.matches == 1);
     CHECK(m.matches_opened == 2);
     CHECK(m.desyncs_verified == 2);

@@ -6,8 +6,9 @@
 # drop the stale connection ("replaced by a reconnection with its token") and give ada her own
 # slot back, bob must get the other slot (not "the match is full"), nobody desyncs, and every
 # process exits 0 when the match ends. Also: a token file with bad content stops the client
-# (exit 2, naming the file), a token the server does not know is refused with a clear message
-# (exit 3), the file left as it was, and a spectator ignores its token file.
+# (exit 2, naming the file), a token the server does not know (a stale file after a restart) is
+# refused with a clear message and the client joins as a new player instead (here refused as full:
+# exit 3, the file left as it was), and a spectator ignores its token file.
 #   demo_crash_return.sh DEMO_SERVER DEMO_CLIENT SCRATCH_DIR
 # Time limits below are give-up bounds only; the match itself lasts 8 s.
 set -euo pipefail
@@ -57,7 +58,8 @@ cp "$dir/bad.token" "$dir/bad.before"
 "$client_bin" --connect "127.0.0.1:$port" --headless --spectate --name watcher --token-file "$dir/bad.token" \
   --duration 1 >"$dir/watcher.log" 2>"$dir/watcher.err" & w=$!; pids+=("$w")
 
-# 4. A token the server never issued is refused, clearly, once; the file stays as it was.
+# 4. A token the server never issued is refused, clearly, once, and the client joins as a new
+# player instead (both slots are taken: refused as full); the file stays as it was.
 wait_for 10 has_token "$dir/b.token" "$b" || true
 [ -s "$dir/b.token" ] || fail "bob never got a slot"
 echo 0123456789abcdef0123456789abcdef >"$dir/stranger.token"
@@ -65,10 +67,12 @@ cp "$dir/stranger.token" "$dir/stranger.before"
 status=0
 "$client_bin" --connect "127.0.0.1:$port" --bot --headless --name stranger --token-file "$dir/stranger.token" \
   >"$dir/stranger.log" 2>"$dir/stranger.err" || status=$?
-[ "$status" -eq 3 ] || fail "an unknown token: exit $status, expected 3"
+[ "$status" -eq 3 ] || fail "an unknown token, then a full match: exit $status, expected 3"
 grep -q "reconnect token unknown" "$dir/stranger.log" || fail "the stranger's log does not say why it was refused"
-grep -q "refused the reconnect token in $dir/stranger.token" "$dir/stranger.err" ||
+grep -q "refused the reconnect token in $dir/stranger.token.*joining as a new player" "$dir/stranger.err" ||
   fail "the stranger is not told its token was refused: $(cat "$dir/stranger.err")"
+grep -q "joining as a new player" "$dir/stranger.log" || fail "the stranger's output does not say it joins anew"
+grep -q "is full" "$dir/stranger.log" || fail "the stranger did not try again as a new player"
 cmp -s "$dir/stranger.token" "$dir/stranger.before" || fail "a refused token file was changed"
 
 wait "$w" || fail "the spectator exited with $? (did it read its token file?)"

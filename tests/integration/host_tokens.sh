@@ -3,8 +3,8 @@
 # docs/hosting.md "Admission"): retcon-token makes a key pair and issues tokens for one match of
 # 2 players (slots 0 and 1); demo_server --token-key admits only those. Each bot given a token
 # plays in the token's slot (bob's token is for slot 1 and he comes first); a client without a
-# token, one with a token for another fleet and one reusing a token are refused with a message
-# saying why, and exit 3; the match result line names the players' ids.
+# token, one with a token for another fleet and one reusing a token while its player plays are
+# refused with a message saying why, and exit 3; the match result line names the players' ids.
 #   host_tokens.sh DEMO_SERVER DEMO_CLIENT RETCON_TOKEN SCRATCH_DIR
 # Time limits below are give-up bounds only.
 set -euo pipefail
@@ -56,7 +56,7 @@ refused() {
 }
 refused no-token "no join token"
 refused other-fleet "join token is for fleet 'us-2', this server is 'eu-1'" --token "$stranger_token"
-refused reused "already used" --token "$ann_token"
+refused reused "in use by another connection" --token "$ann_token"
 # The players were not disturbed.
 for p in "$ann" "$bob"; do kill -0 "$p" 2>/dev/null || fail "a player's client ended during the refusals"; done
 if grep -q "replaced by" "$dir/server.log"; then fail "a refused client replaced a player"; fi

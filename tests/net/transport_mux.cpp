@@ -296,6 +296,34 @@ TEST_CASE("mux: a route that disconnects a connection during delivery gets none 
     CHECK(rig.router.first_packets.size() == 1);
 }
 
+TEST_CASE("mux: holds says whether a route still has a connection: routed, then disconnected, closed or removed",
+          "[net][mux]") {
+    sim_rig rig;
+    const std::size_t a = rig.add_route('A');
+    const std::size_t b = rig.add_route('B');
+    auto &c0 = rig.add_client();
+    auto &c1 = rig.add_client();
+    auto &c2 = rig.add_client();
+    rig.run(1);
+    CHECK_FALSE(rig.mux.holds(a, 0)); // connected, not routed yet
+    send_text(*c0.t, 0, "A1");
+    send_text(*c1.t, 0, "A1");
+    send_text(*c2.t, 0, "B1");
+    rig.run(2);
+    CHECK(rig.mux.holds(a, 0));
+    CHECK(rig.mux.holds(a, 1));
+    CHECK(rig.mux.holds(b, 2));
+    CHECK_FALSE(rig.mux.holds(a, 2)); // another route's
+    CHECK_FALSE(rig.mux.holds(7, 0)); // no such route
+    rig.mux.route(a).disconnect(0);   // the route's session refused it
+    CHECK_FALSE(rig.mux.holds(a, 0));
+    c1.t->disconnect(0); // the remote end went away
+    rig.run(3);
+    CHECK_FALSE(rig.mux.holds(a, 1));
+    rig.mux.remove_route(b);
+    CHECK_FALSE(rig.mux.holds(b, 2));
+}
+
 TEST_CASE("mux: a refused connection gets the router's reply, then is disconnected", "[net][mux]") {
     sim_rig rig;
     rig.add_route('A');

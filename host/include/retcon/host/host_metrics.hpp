@@ -63,6 +63,17 @@ struct tick_costs {
     std::uint64_t frames = 0;         ///< match frames ticked
 };
 
+/// @brief Connections the host's admission refused, by why: the reason the client was sent, or
+/// dropped unanswered (docs/hosting.md, "Metrics"). The log holds refusals back to one line a
+/// second; these count every one.
+struct refusal_counts {
+    /// @brief Refusals answered with a reject, indexed by the wire::reject_reason value sent
+    /// (`reject_reasons` in <retcon/net/protocol.hpp> names them; index 0 is unused).
+    std::array<std::uint64_t, 16> by_reason{};
+    std::uint64_t malformed = 0;    ///< a malformed hello, or a packet before the hello (no reply)
+    std::uint64_t hello_budget = 0; ///< past its address's hello budget (no reply)
+};
+
 /// @brief The host's counters, per process and per match, as one consistent copy.
 struct host_metrics {
     std::uint64_t uptime_ms = 0;
@@ -72,6 +83,7 @@ struct host_metrics {
     std::uint64_t matches_opened = 0, matches_ended = 0, matches_failed = 0;
     std::uint64_t admissions = 0;
     std::uint64_t refusals = 0;         ///< connections refused (tokens, drain, full, malformed)
+    refusal_counts refusals_by_reason;  ///< the same refusals, by why (they sum to `refusals`)
     std::uint64_t desyncs_verified = 0; ///< totals, including ended matches
     std::uint64_t replaced_inputs = 0;
     std::uint64_t bytes_in = 0, bytes_out = 0;

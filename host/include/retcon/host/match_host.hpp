@@ -56,9 +56,11 @@ struct host_options {
     std::vector<verify_key> token_keys{};
     std::string fleet{};               ///< tokens must name this fleet
     std::uint32_t clock_skew_s = 30; ///< tolerance on a token's issue and expiry times
-    /// @brief Token mode: hellos one IP address may have checked, per second on average, in
-    /// bursts of `hello_burst`; beyond, connections are dropped unanswered (0: no limit). A
-    /// forged token costs a signature check; this bounds what one address can make the host spend.
+    /// @brief Hellos one IP address may have routed, per second on average, in bursts of
+    /// `hello_burst`; beyond, connections are dropped unanswered (0: no limit). Both modes: a
+    /// forged token costs a signature check, and an open-mode hello holds a place until its
+    /// session answers; this bounds what one address can make the host spend or hold. Players
+    /// behind one NAT share it (docs/hosting.md, "Admission").
     std::uint32_t hellos_per_second = 10;
     std::uint32_t hello_burst = 20;
     std::uint32_t open_matches = 1; ///< open mode: matches kept running (≤ max_matches)

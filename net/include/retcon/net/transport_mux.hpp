@@ -142,6 +142,10 @@ public:
     /// @brief True when route @p index has events its next poll will deliver (a host polls a
     /// session only then, or when it is due to tick); false for an index that names no route.
     [[nodiscard]] bool pending(std::size_t index) const noexcept;
+    /// @brief True when route @p index holds connection @p peer: routed to it and not ended,
+    /// refused or disconnected since. A router that keeps something per routed connection (a
+    /// place it counts as taken) forgets it once this turns false.
+    [[nodiscard]] bool holds(std::size_t index, peer_id peer) const noexcept;
     /// @brief Payload bytes route @p index received and sent since add_route (0 for an index
     /// that names no route).
     [[nodiscard]] std::uint64_t bytes_in(std::size_t index) const noexcept;
