@@ -1,6 +1,7 @@
 #include "admission.hpp"
 
 #include <retcon/net/protocol.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 
@@ -49,6 +50,7 @@ server_admission admission_tickets::redeem(std::size_t match, peer_id peer) {
     server_admission a;
     a.slot = it->second.slot;
     a.player_id = it->second.player_id;
+    a.name = std::move(it->second.name);
     tickets_.erase(it);
     return a;
 }
@@ -81,7 +83,7 @@ std::size_t admission::refuse(peer_id peer, wire::reject_reason reason, const st
     mux_.send_unrouted(peer, wire::channel::control, out);
     mux_.refuse(peer);
     const auto address = mux_.base().peer_address(peer);
-    refusals_.note((address.empty() ? std::string{} : address + ": ") + text, now_);
+    refusals_.note((address.empty() ? std::string{} : internal::printable(address) + ": ") + text, now_);
     return no_route;
 }
 
@@ -145,7 +147,7 @@ std::size_t admission::route_open(peer_id peer, const wire::hello_msg &h) {
 std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
     if (opt_.hellos_per_second != 0 && !budget_.allow(mux_.base().peer_address(peer), now_)) {
         mux_.refuse(peer); // no reply: a flood gets nothing back
-        refusals_.note(mux_.base().peer_address(peer) + ": too many hellos from this address (" +
+        refusals_.note(internal::printable(mux_.base().peer_address(peer)) + ": too many hellos from this address (" +
                            std::to_string(opt_.hellos_per_second) + " a second allowed)",
                        now_);
         return no_route;
@@ -188,7 +190,7 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
         index = *opened;
     }
     // The token's slot is below its player count (decode_token checks), which is the match's.
-    const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_};
+    const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_, t.player_name};
     return admit_to(index, peer, &ticket);
 }
 
