@@ -2,6 +2,7 @@
 
 #include <retcon/host.hpp>
 #include <retcon/net.hpp>
+#include <retcon/internal/printable.hpp>
 #include <retcon_demo/game.hpp>
 
 #include <nlohmann/json.hpp>
@@ -197,10 +198,15 @@ int run_server(const server_settings &s) {
                     static_cast<unsigned long long>(r.desyncs_verified),
                     static_cast<unsigned long long>(r.desyncs_unverified),
                     static_cast<unsigned long long>(r.replaced_inputs));
+        // The end reason may carry a game's exception text: one line, as the host's log
+        // (docs/hosting.md, "Logs").
+        const auto line = [](const std::string &text) {
+            return internal::printable(text, internal::printable_for::line);
+        };
         if (!r.replay_path.empty())
-            std::printf("; replay %s (%llu bytes)", r.replay_path.c_str(),
+            std::printf("; replay %s (%llu bytes)", line(r.replay_path).c_str(),
                         static_cast<unsigned long long>(r.replay_bytes));
-        std::printf("; match %s (%s)\n", r.match_id.c_str(), r.end_reason.c_str());
+        std::printf("; match %s (%s)\n", line(r.match_id).c_str(), line(r.end_reason).c_str());
         std::fflush(stdout);
     });
     std::printf(

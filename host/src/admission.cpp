@@ -1,6 +1,7 @@
 #include "admission.hpp"
 
 #include <retcon/net/protocol.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 
@@ -49,6 +50,7 @@ server_admission admission_tickets::redeem(std::size_t match, peer_id peer) {
     server_admission a;
     a.slot = it->second.slot;
     a.player_id = it->second.player_id;
+    a.name = std::move(it->second.name);
     tickets_.erase(it);
     return a;
 }
@@ -83,7 +85,7 @@ std::size_t admission::refuse(peer_id peer, wire::reject_reason reason, const st
     mux_.refuse(peer);
     ++counts_.by_reason[static_cast<std::size_t>(reason)]; // every reason has a counter (host_metrics.cpp)
     const auto address = mux_.base().peer_address(peer);
-    refusals_.note((address.empty() ? std::string{} : address + ": ") + text, now_);
+    refusals_.note((address.empty() ? std::string{} : internal::printable(address) + ": ") + text, now_);
     return no_route;
 }
 
@@ -100,7 +102,7 @@ std::size_t admission::route(peer_id peer, wire::channel ch, std::span<const std
     // open mode it may hold a place until its session answers.
     if (opt_.hellos_per_second != 0 && !budget_.allow(mux_.base().peer_address(peer), now_))
         return drop(peer, counts_.hello_budget,
-                    mux_.base().peer_address(peer) + ": too many hellos from this address (" +
+                    internal::printable(mux_.base().peer_address(peer)) + ": too many hellos from this address (" +
                         std::to_string(opt_.hellos_per_second) + " a second allowed)");
     wire::hello_msg h;
     if (auto r = wire::decode(data, h); !r) {
@@ -215,7 +217,7 @@ std::size_t admission::route_token(peer_id peer, const wire::hello_msg &h) {
     }
     if (index < token_expiry_.size()) token_expiry_[index] = std::max(token_expiry_[index], t.expires_at);
     // The token's slot is below its player count (decode_token checks), which is the match's.
-    const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_};
+    const admission_tickets::ticket ticket{index, spectator_token ? -1 : t.slot, t.player_id, now_, t.player_name};
     held.push_back(token_holder{index, peer});
     return admit_to(index, peer, &ticket);
 }

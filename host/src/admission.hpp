@@ -82,6 +82,7 @@ public:
         int slot = -1;
         std::uint64_t player_id = 0;
         std::uint64_t at_us = 0;
+        std::string name; ///< the token's signed name: the one logged and recorded, not the hello's
     };
     /// @brief Keeps @p t for @p peer (a later ticket for the same connection replaces it).
     void issue(peer_id peer, const ticket &t) { tickets_[peer] = t; }

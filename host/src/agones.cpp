@@ -3,6 +3,7 @@
 #include <retcon/host/environment.hpp>
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/protocol.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -70,9 +71,11 @@ std::optional<gameserver_view> read_gameserver(const nlohmann::json &gs) {
     return v;
 }
 
+/// The sidecar's answer for the log: its first 200 bytes, escaped (docs/hosting.md, "Logs").
 std::string describe(const httplib::Result &res) {
     if (!res) return httplib::to_string(res.error());
-    return "HTTP " + std::to_string(res->status) + (res->body.empty() ? "" : " " + res->body.substr(0, 200));
+    return "HTTP " + std::to_string(res->status) +
+           (res->body.empty() ? "" : " " + internal::printable(std::string_view{res->body}.substr(0, 200)));
 }
 
 bool ok(const httplib::Result &res) { return res && res->status >= 200 && res->status < 300; }
@@ -395,7 +398,7 @@ struct agones_orchestrator::impl {
                    last_state != "Allocated") {
             allocation = true; // an allocator that does not annotate: the move to Allocated
         }
-        if (gs.state != last_state && !gs.state.empty()) log_change("GameServer is " + gs.state);
+        if (gs.state != last_state && !gs.state.empty()) log_change("GameServer is " + internal::printable(gs.state));
         if (!gs.state.empty()) last_state = gs.state;
         int rooms = 0;
         {
@@ -408,7 +411,7 @@ struct agones_orchestrator::impl {
             }
         }
         if (allocation)
-            log_change("allocated (" + (last_allocated.empty() ? std::string{"state"} : last_allocated) + ")");
+            log_change("allocated (" + (last_allocated.empty() ? std::string{"state"} : internal::printable(last_allocated)) + ")");
         give_back(rooms);
         if (gs.state == "Shutdown") shutdown_seen.store(true);
     }

@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include <retcon/internal/byte_io.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -394,19 +395,7 @@ std::string key_list(const std::vector<verify_key> &keys) {
 
 } // namespace
 
-std::string quoted_text(std::string_view s) {
-    std::string out = "'";
-    for (const char c : s) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    return out + "'";
-}
+std::string quoted_text(std::string_view s) { return "'" + internal::printable(s) + "'"; }
 
 // ---------------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <retcon/config.hpp>
 #include <retcon/net/enet_transport.hpp>
 #include <retcon/net/transport_mux.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -99,7 +100,14 @@ struct match_host::impl final : admission_host {
         return [this](std::string_view line) { log(line); };
     }
 
-    void log(std::string_view line) {
+    void log(std::string_view text) {
+        // Every line, whoever composed it, is one printable line: a control byte or a byte that
+        // is not UTF-8 (a game's exception text, a file name) cannot start a forged line. The
+        // parts also escape each untrusted value they put in a line (docs/hosting.md, "Logs").
+        std::string escaped;
+        if (!internal::is_printable(text, internal::printable_for::line))
+            escaped = internal::printable(text, internal::printable_for::line);
+        const std::string_view line = escaped.empty() ? text : std::string_view{escaped};
         std::lock_guard lock{log_mutex};
         if (log_fn) log_fn(line);
         else {

@@ -2,6 +2,7 @@
 #define RETCON_NET_SRC_EVENT_QUEUE_HPP
 
 #include <retcon/net/events.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <deque>
 #include <string>
@@ -13,13 +14,15 @@ namespace retcon::internal {
 /// one way both sessions queue an event and hand it out with `next_event`.
 class event_queue {
 public:
-    /// @brief Queues an event; the caller fills the fields its kind carries.
+    /// @brief Queues an event; the caller fills the fields its kind carries. Its text is made
+    /// one printable line: texts carry what peers sent (a server's reasons, names in an uploaded
+    /// snapshot), and games and hosts log them (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int slot, std::string text) {
         session_event &e = events_.emplace_back();
         e.kind = k;
         e.frame = frame;
         e.slot = slot;
-        e.text = std::move(text);
+        e.text = is_printable(text, printable_for::line) ? std::move(text) : printable(text, printable_for::line);
         return e;
     }
 

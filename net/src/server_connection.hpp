@@ -4,6 +4,7 @@
 #include <retcon/ecs/frame.hpp>
 #include <retcon/net/stats.hpp>
 #include <retcon/net/transport.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -90,8 +91,10 @@ public:
     /// @brief "slot 1 'ann' from 127.0.0.1:5000": who an offender is, for the server's log.
     [[nodiscard]] std::string describe() const {
         std::string s = !active_ ? "connection" : slot_ >= 0 ? "slot " + std::to_string(slot_) : "spectator";
-        if (!name_.empty()) s += " '" + name_ + "'";
-        if (!address_.empty()) s += " from " + address_;
+        // The name is the client's own choice and the address the transport's: escaped, so
+        // neither can end the log line or its quotes (docs/hosting.md, "Logs").
+        if (!name_.empty()) s += " '" + printable(name_) + "'";
+        if (!address_.empty()) s += " from " + printable(address_);
         return s;
     }
     /// @}

@@ -38,6 +38,7 @@ hello_verdict judge_hello(peer_id peer, const wire::hello_msg &h, std::uint64_t 
     }
     hello_verdict v;
     v.player_id = adm.player_id;
+    v.name = std::move(adm.name);
     if (h.spectator) {
         if (spectators >= opt.max_spectators)
             return refuse(wire::reject_reason::spectators,

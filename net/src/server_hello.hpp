@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "slot_table.hpp"
@@ -24,6 +25,7 @@ struct hello_verdict {
     peer_id replaces = no_peer;                                 ///< a stale connection of the same player to drop first
     const char *replace_reason = "";                            ///< why that one is dropped
     std::uint64_t player_id = 0;                                ///< the identity admission bound the slot to (0: none)
+    std::optional<std::string> name;                            ///< the admission's name for it (unset: the hello's)
 };
 
 /**

@@ -191,6 +191,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const internal::hello_verdict v =
             internal::judge_hello(c.peer(), h, w.schema_hash(), cfg, opt, conns.spectators(), slots);
         if (!v.admitted) return reject(c, v.reason, v.text);
+        if (v.name) c.set_name(*v.name); // the admission's name (a join token's) over the hello's
         if (v.replaces != no_peer) drop(v.replaces, disconnect_cause::replaced, v.replace_reason, true);
         const int slot = v.slot;
         net.admit(c.peer()); // no longer pending: the transport's culling never touches it
@@ -211,7 +212,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         send(c, wire::channel::control, out);
         send_snapshot(c);
         if (slot >= 0) {
-            session_event &e = emit(session_event_kind::player_joined, next_frame, slot, c.name());
+            // The text is for logs, the name field the fact (docs/net.md, "Events").
+            session_event &e = emit(session_event_kind::player_joined, next_frame, slot, internal::printable(c.name()));
             e.name = c.name();
             e.address = c.address();
         }

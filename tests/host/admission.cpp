@@ -168,15 +168,16 @@ TEST_CASE("admission: refusals are logged at most once a second, with the count 
 
 TEST_CASE("admission: a ticket is redeemed once, by its own match, and expires", "[host][admission]") {
     admission_tickets t;
-    t.issue(7, {1, 3, 42, 0});
+    t.issue(7, {1, 3, 42, 0, "ann"});
     CHECK_FALSE(t.redeem(0, 7).allowed); // another match's session
     const auto a = t.redeem(1, 7);
     CHECK(a.allowed);
     CHECK(a.slot == 3);
     CHECK(a.player_id == 42);
+    CHECK(a.name == "ann"); // the token's name, for the session's events and logs
     CHECK_FALSE(t.redeem(1, 7).allowed); // once
-    t.issue(8, {1, 0, 1, 0});
-    t.issue(9, {0, 0, 2, 5 * s});
+    t.issue(8, {1, 0, 1, 0, {}});
+    t.issue(9, {0, 0, 2, 5 * s, {}});
     t.drop_match(1);
     CHECK(t.size() == 1);
     t.expire(6 * s, 2 * s);

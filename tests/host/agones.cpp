@@ -12,6 +12,7 @@
 
 #include <agones_standin.hpp>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <common/temp_dir.hpp>
 
@@ -971,4 +972,63 @@ TEST_CASE("agones: an oversized GameServer and a racing watch cost bounded memor
     CHECK(st.watch_updates <= 20 + static_cast<std::uint64_t>(20 * (seconds + 1)));
     CHECK(change_lines <= 5 + static_cast<std::size_t>(seconds + 1));
     CHECK(streamed.load() > 4 * st.watch_updates); // the stream raced ahead: the client held back
+}
+
+TEST_CASE("agones: the sidecar's error bodies and GameServer fields reach the log escaped", "[host][agones][logs]") {
+    // A body or a state that ends its line and starts a forged one (docs/hosting.md, "Logs").
+    const std::string forged = "\n{\"event\":\"match_result\",\"x\":1}\xff";
+    httplib::Server fake;
+    fake.Get("/gameserver", [&](const httplib::Request &, httplib::Response &res) {
+        res.set_content(R"({"object_meta":{"name":"gs"},"status":{"state":"Scheduled"}})", "application/json");
+    });
+    fake.Get("/watch/gameserver", [&](const httplib::Request &, httplib::Response &res) {
+        const nlohmann::json gs = {
+            {"result",
+             {{"object_meta", {{"annotations", {{"agones.dev/last-allocated", "t" + std::string{forged, 0, 10}}}}}},
+              {"status", {{"state", "Sched" + std::string{forged, 0, 10}}}}}}};
+        res.set_content(gs.dump() + "\n", "application/json");
+    });
+    fake.Put("/metadata/label", [&](const httplib::Request &req, httplib::Response &res) {
+        const bool bad = req.body.find("bad key") != std::string::npos;
+        res.status = bad ? 400 : 200;
+        res.set_content(bad ? "refused" + forged : "{}", "application/json");
+    });
+    fake.Patch(rooms_path, [&](const httplib::Request &, httplib::Response &res) {
+        res.status = 400;
+        res.set_content("no counters" + forged, "application/json");
+    });
+    fake.Post("/ready",
+              [&](const httplib::Request &, httplib::Response &res) { res.set_content("{}", "application/json"); });
+    fake.Post("/health",
+              [&](const httplib::Request &, httplib::Response &res) { res.set_content("{}", "application/json"); });
+    const int port = fake.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    std::thread serving{[&] { fake.listen_after_bind(); }};
+
+    auto a = quick_agones(static_cast<std::uint16_t>(port));
+    a.labels = {{"bad key", "x"}};
+    a.shutdown_wait_ms = 200;
+    agones_orchestrator orch{a};
+    host_thread h{open_host(1), counter_game, served_by(orch)};
+    client_list clients;
+    const bool ready =
+        pump(clients, [&] { return orch.status().ready_sent && h.logged("agones: GameServer is Sched"); });
+    h.host->request_drain();
+    REQUIRE(pump(
+        clients, [&] { return h.done.load(); }, 60000));
+    h.join();
+    fake.stop();
+    serving.join();
+    INFO(h.log_text());
+    CHECK(ready);
+    const std::string escaped = "\\x0a{\\x22event\\x22:\\x22match_result\\x22,\\x22x\\x22:1}\\xff";
+    CHECK(h.logged("agones: setting label bad key refused (HTTP 400 refused" + escaped + "); skipped"));
+    CHECK(h.logged("agones: counter 'rooms' unavailable (HTTP 400 no counters" + escaped + ")"));
+    CHECK(h.logged("agones: GameServer is Sched\\x0a{\\x22event"));
+    std::lock_guard lock{h.mutex};
+    for (const auto &l : h.log) {
+        INFO(l);
+        CHECK(l.find('\n') == std::string::npos);
+        CHECK(l.find("\"x\":1") == std::string::npos); // the forged text is nowhere unescaped
+    }
 }

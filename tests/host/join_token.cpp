@@ -798,3 +798,10 @@ TEST_CASE("retcon-token: keygen, issue and inspect end to end", "[host][token][t
     CHECK_THAT(wrong_key.out, Catch::Contains("is a verify (public) key file"));
 }
 #endif
+
+TEST_CASE("join tokens: quoted_text shows any field as one quoted line", "[host][token]") {
+    CHECK(quoted_text("ann") == "'ann'");
+    CHECK(quoted_text("Zo\xc3\xab") == "'Zo\xc3\xab'"); // UTF-8 is fine in a name
+    // Control characters, both quotes, backslashes and bytes that are not UTF-8 (docs/hosting.md, "Logs").
+    CHECK(quoted_text("a'b\"c\\d\ne\xff") == "'a\\x27b\\x22c\\x5cd\\x0ae\\xff'");
+}

@@ -40,3 +40,10 @@ TEST_CASE("refusal_limiter: a burst followed by quiet is reported a second after
     CHECK_FALSE(r.refused(1500, "", "c"));
     CHECK(r.refused(2100, "", "d"));
 }
+
+TEST_CASE("refusal_limiter: the address is escaped in the report's text", "[net][parts]") {
+    internal::refusal_limiter r;
+    const auto text = r.refused(5000, "10.0.0.1:4000\nforged", "connection closed before its hello");
+    REQUIRE(text);
+    CHECK(text->text == "10.0.0.1:4000\\x0aforged: connection closed before its hello");
+}

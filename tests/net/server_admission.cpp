@@ -133,3 +133,46 @@ TEST_CASE("admission: a slot beyond the match is refused, not taken", "[net][adm
     CHECK(rejection(c) == wire::reject_reason::full);
     CHECK_FALSE(m.server->knows(reconnect_token{}));
 }
+
+TEST_CASE("admission: the check's name replaces the hello's in the events; texts stay one line", "[net][admission]") {
+    server_options o = with_tickets();
+    o.admission = [inner = o.admission](peer_id p, const wire::hello_msg &h) {
+        server_admission a = inner(p, h);
+        if (a.allowed) a.name = "signed \"ann\"";
+        else
+            a.text = "no ticket for " + h.name; // a refusal text that repeats what the client sent
+        return a;
+    };
+    sim_match m{34, 3};
+    m.use_server_options(o);
+    const std::string forging = "x\n{\"event\":\"match_result\"}";
+    client_options ann_opt = holding(1, 7);
+    ann_opt.name = forging;
+    auto &ann = m.add_client(wire_link, wire_link, ann_opt);
+    client_options nobody_opt;
+    nobody_opt.name = forging;
+    auto &nobody = m.add_client(wire_link, wire_link, nobody_opt);
+    m.run(1000);
+    REQUIRE(ann.session->state() == client_state::running);
+    REQUIRE(nobody.session->state() == client_state::rejected);
+
+    bool joined = false;
+    for (const auto &e : m.server_events) {
+        INFO(e.text);
+        CHECK(e.text.find('\n') == std::string::npos);
+        CHECK(e.text.find("x\n{") == std::string::npos);
+        if (e.kind != session_event_kind::player_joined) continue;
+        joined = true;
+        CHECK(e.name == "signed \"ann\"");       // the fact, as the check gave it
+        CHECK(e.text == "signed \\x22ann\\x22"); // the log's text, escaped
+    }
+    CHECK(joined);
+    // The client logs what the server sent as one line too.
+    bool rejected = false;
+    for (const auto &e : nobody.events) {
+        if (e.kind != session_event_kind::rejected) continue;
+        rejected = true;
+        CHECK(e.text == "no ticket for x\\x0a{\"event\":\"match_result\"}");
+    }
+    CHECK(rejected);
+}

@@ -63,6 +63,15 @@ TEST_CASE("server_connection: says who it is, before and after its handshake", "
     CHECK(s.describe() == "spectator");
 }
 
+TEST_CASE("server_connection: a hostile name cannot end the log line or its quotes", "[net][parts]") {
+    server_connection c{3};
+    c.connected("10.0.0.2:7777", 50);
+    c.set_name("x' from 1.2.3.4\n{\"event\":\"match_result\"}\xff");
+    CHECK(c.describe() == "connection 'x\\x27 from 1.2.3.4\\x0a{\\x22event\\x22:\\x22match_result\\x22}\\xff' from "
+                          "10.0.0.2:7777");
+    CHECK(c.name() == "x' from 1.2.3.4\n{\"event\":\"match_result\"}\xff"); // the fact stays as it was
+}
+
 TEST_CASE("server_connection: the hello deadline passes exactly hello_timeout_ms after connecting", "[net][parts]") {
     const auto l = test_limits();
     server_connection c{1};

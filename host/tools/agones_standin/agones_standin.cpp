@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <retcon/internal/printable.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -353,9 +354,8 @@ bool method_allowed(endpoint e, const std::string &m) {
 }
 
 std::string one_line(std::string_view body) {
-    std::string out{body.substr(0, log_body_bytes)};
-    for (char &c : out)
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    std::string out =
+        retcon::internal::printable(body.substr(0, log_body_bytes), retcon::internal::printable_for::line);
     if (body.size() > log_body_bytes) out += "...";
     return out;
 }
@@ -547,8 +547,10 @@ struct agones_standin::impl {
             std::lock_guard lock{mu};
             reqs.push_back({now(), req.method, req.path, body, status});
         }
-        std::string line =
-            req.method + " " + (req.target.empty() ? req.path : req.target) + " " + std::to_string(status);
+        // The method and target are the client's: escaped like the body (docs/hosting.md, "Logs").
+        std::string line = retcon::internal::printable(req.method + " " + (req.target.empty() ? req.path : req.target),
+                                                       retcon::internal::printable_for::line) +
+                           " " + std::to_string(status);
         if (!body.empty()) line += " " + one_line(body);
         log(line);
     }

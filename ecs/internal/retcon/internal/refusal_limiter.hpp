@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include <retcon/internal/printable.hpp>
+
 namespace retcon::internal {
 
 /**
@@ -31,7 +33,7 @@ public:
             ++suppressed_;
             return std::nullopt;
         }
-        std::string text = (address.empty() ? std::string{} : address + ": ") + why;
+        std::string text = (address.empty() ? std::string{} : printable(address) + ": ") + why;
         if (suppressed_ != 0) text += " (and " + std::to_string(suppressed_) + " more refused since the last report)";
         reported_ = true;
         reported_at_ = now_ms;

@@ -133,7 +133,8 @@ enum class token_refusal : std::uint8_t {
 [[nodiscard]] const char *to_string(token_refusal r) noexcept;
 
 /// @brief A token's text field as messages show it: in single quotes, with control characters,
-/// quotes and backslashes as \xNN (a hostile name cannot forge log lines).
+/// quotes, backslashes and bytes that are not UTF-8 as \xNN (a hostile name cannot forge log
+/// lines: docs/hosting.md, "Logs").
 [[nodiscard]] std::string quoted_text(std::string_view text);
 
 /// @brief A token that verified, and whether this was the first time this verifier saw it.

@@ -143,7 +143,9 @@ public:
     /// `on_result` (an orchestrator pairs matches with allocations from it).
     void on_match_opened(std::function<void(const std::string &match_id, const match_params &params)> fn);
     /// @brief Receives every log line (no newline), on the thread that produced it; default:
-    /// standard output. Lines about a match start with `match=<id>`.
+    /// standard output. Lines about a match start with `match=<id>`. A line is always one line
+    /// of printable UTF-8: control bytes and bytes that are not UTF-8 arrive as `\xNN`, and
+    /// names and other strings from peers are escaped (docs/hosting.md, "Logs").
     void on_log(std::function<void(std::string_view line)> fn);
 
     /// @brief Writes @p line to the host's log (see on_log), from any thread.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -32,6 +33,10 @@ struct server_admission {
     /// @brief The player's identity (0: none). A reconnect token is honoured only for the slot
     /// and identity it was issued to.
     std::uint64_t player_id = 0;
+    /// @brief The player's name as the admission knows it (a join token's signed name): the
+    /// session's events and logs use it instead of the self-chosen name in the hello. Unset:
+    /// the hello's name.
+    std::optional<std::string> name;
     /// @brief A refusal with @p why.
     static server_admission refuse(wire::reject_reason why, std::string text) {
         server_admission a;
