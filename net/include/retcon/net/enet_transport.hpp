@@ -48,8 +48,8 @@ namespace retcon {
  * cookie, and then holds at most `max_peers_per_address` slots per address, culled as above;
  * many such addresses can still delay newcomers. A spoofed CONNECT flood cannot: measured on
  * loopback with a 30-slot table, 500 and 3,000 forged CONNECTs/s from 4 and 100 addresses left
- * a joiner 25 ms or 100 ms away each way joining in MEASURED, where before the cookies it did not
- * get in within 4 s (tests/net/enet_transport.cpp). What the defences did is counted
+ * a joiner 25 ms or 100 ms away each way joining in about three round trips (160 ms, 610 ms),
+ * where before the cookies it did not get in within 4 s (tests/net/enet_transport.cpp). What the defences did is counted
  * (transport::counters). Admitted players and spectators keep their slots. See docs/net.md,
  * "Security model".
  */
