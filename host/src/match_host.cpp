@@ -205,7 +205,8 @@ struct match_host::impl final : admission_host {
     }
 
     void publish() {
-        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals()}, life.matches(), mux);
+        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals(), mux.base().counters()},
+                        life.matches(), mux);
     }
 
     /// When the loop must wake: housekeeping, the next open, a deadline, an ending match's poll.

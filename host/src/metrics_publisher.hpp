@@ -36,6 +36,7 @@ public:
         bool draining = false;
         std::uint64_t admissions = 0;
         std::uint64_t refusals = 0;
+        transport_counters transport; ///< the ENet server transport's admission defences
     };
     /// @brief Refreshes the running matches' figures in @p matches (their sessions, @p mux's
     /// routes) and publishes a copy (the ticking thread).

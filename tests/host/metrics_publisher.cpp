@@ -33,12 +33,14 @@ TEST_CASE("metrics publisher: counters are published once a second with totals o
     p.live().desyncs_verified = 2; // an ended match's
     p.live().matches_opened = 2;
     CHECK(p.published().matches_opened == 0); // nothing published yet
-    p.publish(11'500'000, {true, 5, 3}, matches, mux);
+    p.publish(11'500'000, {true, 5, 3, transport_counters{40, 6}}, matches, mux);
     const auto m = p.published();
     CHECK(m.uptime_ms == 1500);
     CHECK(m.draining);
     CHECK(m.admissions == 5);
     CHECK(m.refusals == 3);
+    CHECK(m.connects_challenged == 40);
+    CHECK(m.pending_dropped == 6);
     CHECK(m.matches == 1);
     CHECK(m.matches_opened == 2);
     CHECK(m.desyncs_verified == 2);
