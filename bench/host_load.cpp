@@ -240,10 +240,28 @@ struct thin_client {
     // server acknowledged of our inputs, its latest frame, our next input's frame.
     frame_t sync = 0, ack = 0, server_ack_input = 0, server_frame = 0, local_next = 0;
     std::uint64_t confirmed_after_load = 0;
+    std::uint32_t cookie = 0; // the server's connect cookie, to connect again with
 
     [[nodiscard]] bool plays() const noexcept { return st == state::playing && confirmed_after_load >= 2; }
     [[nodiscard]] bool in_progress() const noexcept { return st == state::connecting || st == state::hello_sent; }
 };
+
+// The server answers a CONNECT without a connect cookie with a cookie datagram (docs/net.md,
+// "Transports"): FF FF 'r' 'c', the CONNECT's connect ID as sent, the cookie (u32 big-endian).
+// This ENet intercept hook keeps it on the connecting client it answers; service() connects again.
+int ENET_CALLBACK take_cookie(ENetHost *host, ENetEvent *) {
+    const enet_uint8 *d = host->receivedData;
+    if (host->receivedDataLength != 12 || d[0] != 0xFF || d[1] != 0xFF || d[2] != 'r' || d[3] != 'c') return 0;
+    std::uint32_t connect_id = 0;
+    std::memcpy(&connect_id, d + 4, 4);
+    for (std::size_t i = 0; i < host->peerCount; ++i) {
+        ENetPeer &p = host->peers[i];
+        if (p.state != ENET_PEER_STATE_CONNECTING || p.connectID != connect_id || !p.data) continue;
+        static_cast<thin_client *>(p.data)->cookie =
+            (std::uint32_t{d[8]} << 24) | (std::uint32_t{d[9]} << 16) | (std::uint32_t{d[10]} << 8) | d[11];
+    }
+    return 1;
+}
 
 class thin_fleet {
 public:
@@ -269,6 +287,7 @@ public:
                 error_ = "cannot create an ENet host bound to " + ip;
                 return;
             }
+            e->intercept = &take_cookie;
             host_slot hs;
             hs.enet = e;
             hs.ip = ip;
@@ -394,10 +413,23 @@ private:
         host_slot &hs = hosts_[h];
         hs.next_service_us = now + 50'000; // acknowledgements, pings, timeouts at least this often
         ENetEvent ev;
-        if (enet_host_service(hs.enet, &ev, 0) <= 0) return;
-        do handle(ev, now / 1000);
-        while (enet_host_check_events(hs.enet, &ev) > 0);
-        enet_host_flush(hs.enet); // acknowledgements and hellos
+        if (enet_host_service(hs.enet, &ev, 0) > 0) {
+            do handle(ev, now / 1000);
+            while (enet_host_check_events(hs.enet, &ev) > 0);
+        }
+        for (const std::size_t i : hs.members) { // connect again with the cookie the server sent
+            thin_client &c = clients_[i];
+            if (c.cookie == 0) continue;
+            const std::uint32_t cookie = c.cookie;
+            c.cookie = 0;
+            if (c.st != thin_client::state::connecting || !c.peer) continue;
+            enet_peer_reset(c.peer);
+            c.peer = enet_host_connect(hs.enet, &server_, wire::channel_count, cookie);
+            if (c.peer) c.peer->data = &c;
+            else
+                c.st = thin_client::state::idle; // retried by connect_some
+        }
+        enet_host_flush(hs.enet); // acknowledgements, hellos, CONNECTs with cookies
     }
 
     void send(thin_client &c, wire::channel ch, bool reliable) {

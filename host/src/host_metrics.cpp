@@ -131,6 +131,12 @@ std::string to_prometheus(const host_metrics &m) {
     line(o, "retcon_host_refusals_by_reason_total{reason=\"malformed\"} %llu\n", u(m.refusals_by_reason.malformed));
     line(o, "retcon_host_refusals_by_reason_total{reason=\"hello_budget\"} %llu\n",
          u(m.refusals_by_reason.hello_budget));
+    help(o, "retcon_host_connects_challenged_total", "counter",
+         "ENet CONNECTs answered with a connect cookie instead of a connection (spoofed ones never return).");
+    line(o, "retcon_host_connects_challenged_total %llu\n", u(m.connects_challenged));
+    help(o, "retcon_host_pending_dropped_total", "counter",
+         "Connections dropped before admission to keep room for newcomers (handshake deadline, caps).");
+    line(o, "retcon_host_pending_dropped_total %llu\n", u(m.pending_dropped));
     help(o, "retcon_host_desyncs_verified_total", "counter",
          "Desyncs an uploaded snapshot verified, ended matches included.");
     line(o, "retcon_host_desyncs_verified_total %llu\n", u(m.desyncs_verified));

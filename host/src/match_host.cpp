@@ -222,8 +222,10 @@ struct match_host::impl final : admission_host {
     }
 
     void publish() {
-        metrics.publish(now, {drain.draining(), gate.admissions(), gate.refusals(), gate.refusals_by_reason()},
-                        life.matches(), mux);
+        metrics.publish(
+            now,
+            {drain.draining(), gate.admissions(), gate.refusals(), gate.refusals_by_reason(), mux.base().counters()},
+            life.matches(), mux);
     }
 
     /// When the loop must wake: housekeeping, the next open, a deadline, an ending match's poll.

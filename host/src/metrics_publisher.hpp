@@ -36,7 +36,8 @@ public:
         bool draining = false;
         std::uint64_t admissions = 0;
         std::uint64_t refusals = 0;
-        refusal_counts refusals_by_reason;
+        refusal_counts refusals_by_reason{};
+        transport_counters transport; ///< the ENet server transport's admission defences
     };
     /// @brief Refreshes the running matches' figures in @p matches (their sessions, @p mux's
     /// routes) and publishes a copy (the ticking thread).

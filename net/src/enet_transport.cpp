@@ -3,10 +3,13 @@
 
 #include <enet/enet.h>
 
+#include "connect_cookie.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -55,12 +58,29 @@ std::string address_text(const ENetAddress &address) {
     return std::string(ip.data()) + ":" + std::to_string(address.port);
 }
 
+class enet_transport;
+
+// ENet's intercept hook gets the host but no user pointer: poll() names the transport whose host
+// it is servicing (enet_host_service is the only call that receives).
+thread_local enet_transport *servicing = nullptr;
+
+int ENET_CALLBACK intercept(ENetHost *host, ENetEvent *event);
+
+struct servicing_scope {
+    explicit servicing_scope(enet_transport *t) { servicing = t; }
+    ~servicing_scope() { servicing = nullptr; }
+    servicing_scope(const servicing_scope &) = delete;
+    servicing_scope &operator=(const servicing_scope &) = delete;
+};
+
 class enet_transport final : public transport {
 public:
     enet_transport(ENetHost *host, bool is_server, const enet_options &options, ENetPeer *pending = nullptr,
                    std::string remote = {})
         : host_{host}, server_{is_server}, options_{options}, pending_{pending}, remote_{std::move(remote)},
-          slots_(is_server ? host->peerCount : 0) {}
+          slots_(is_server ? host->peerCount : 0) {
+        host_->intercept = &intercept;
+    }
 
     ~enet_transport() override {
         for (auto &[id, peer] : peers_) enet_peer_disconnect_now(peer, 0);
@@ -109,6 +129,7 @@ public:
     void poll(std::uint64_t now_ms, transport_handler &h) override {
         now_ms_ = now_ms;
         ENetEvent ev;
+        const servicing_scope scope{this};
         while (enet_host_service(host_, &ev, 0) > 0) {
             switch (ev.type) {
             case ENET_EVENT_TYPE_CONNECT: {
@@ -151,8 +172,13 @@ public:
             }
         }
         if (server_) police(now_ms, h);
+        if (!server_ && cookie_ != 0) connect_with_cookie(h);
         enet_host_flush(host_);
     }
+
+    // Called by ENet for every datagram received, before ENet parses it: 1 consumes it, 0 hands it
+    // to ENet.
+    int screen() { return server_ ? screen_connect() : take_cookie(); }
 
     void flush() override { enet_host_flush(host_); }
 
@@ -181,6 +207,8 @@ public:
         return condition != ENET_SOCKET_WAIT_NONE;
 #endif
     }
+
+    transport_counters counters() const override { return counters_; }
 
     transport_peer_stats peer_stats(peer_id id) const override {
         const auto it = peers_.find(id);
@@ -216,6 +244,61 @@ private:
         bool closing = false;               // the session called disconnect(): it forgot the peer
     };
 
+    // Server: a datagram for peer ID 0xFFF is processed by ENet only if its first command is a
+    // CONNECT (ENet stops at any other), and a CONNECT is the only way to get a peer slot. It
+    // goes on to ENet only if its data word is a valid cookie for its source address; anything
+    // else for peer 0xFFF is consumed, a well-formed CONNECT answered with a cookie datagram
+    // (docs/net.md, "Transports"). Datagrams for other peer IDs are ENet's.
+    int screen_connect() {
+        const std::size_t size = host_->receivedDataLength;
+        const enet_uint8 *data = host_->receivedData;
+        if (size < 2) return 0; // ENet ignores it
+        const auto word = static_cast<std::uint16_t>((data[0] << 8) | data[1]);
+        const auto flags =
+            static_cast<std::uint16_t>(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK);
+        if ((word & ~flags) != ENET_PROTOCOL_MAXIMUM_PEER_ID) return 0;
+        if ((word & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED) != 0) return 1; // no compressor here: ENet drops it too
+        const std::size_t at = (word & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) != 0 ? 4 : 2;
+        ENetProtocolConnect connect{};
+        if (size < at + sizeof connect) return 1;
+        std::memcpy(&connect, data + at, sizeof connect);
+        if ((connect.header.command & ENET_PROTOCOL_COMMAND_MASK) != ENET_PROTOCOL_COMMAND_CONNECT) return 1;
+        const ENetAddress &from = host_->receivedAddress;
+        if (cookies_.valid(ENET_NET_TO_HOST_32(connect.data), from.host, from.port, now_ms_)) return 0;
+        ++counters_.connects_challenged;
+        const auto reply =
+            internal::encode_cookie_reply(connect.connectID, cookies_.mint(from.host, from.port, now_ms_));
+        ENetBuffer buffer{};
+        buffer.data = const_cast<std::byte *>(reply.data()); // ENet's buffer type is not const
+        buffer.dataLength = reply.size();
+        enet_socket_send(host_->socket, &from, &buffer, 1); // lost: the client's CONNECT retransmission asks again
+        return 1;
+    }
+
+    // Client: a cookie datagram from the server answering the pending CONNECT is kept for poll()
+    // to connect again with (not here: ENet is in the middle of receiving).
+    int take_cookie() {
+        if (!pending_ || pending_->state != ENET_PEER_STATE_CONNECTING) return 0;
+        const ENetAddress &from = host_->receivedAddress;
+        if (from.host != pending_->address.host || from.port != pending_->address.port) return 0;
+        const auto cookie = internal::decode_cookie_reply(
+            {reinterpret_cast<const std::byte *>(host_->receivedData), host_->receivedDataLength}, pending_->connectID);
+        if (!cookie) return 0;
+        cookie_ = *cookie;
+        return 1;
+    }
+
+    // Client: abandons the CONNECT the server answered with a cookie and sends a new one carrying it.
+    void connect_with_cookie(transport_handler &h) {
+        const std::uint32_t cookie = cookie_;
+        cookie_ = 0;
+        if (!pending_) return; // abandoned meanwhile
+        const ENetAddress address = pending_->address;
+        enet_peer_reset(pending_);
+        pending_ = enet_host_connect(host_, &address, wire::channel_count, cookie);
+        if (!pending_) h.on_disconnect(0); // cannot happen: the reset freed the only slot
+    }
+
     std::size_t index_of(const ENetPeer *peer) const { return static_cast<std::size_t>(peer - host_->peers); }
 
     bool sighted(std::size_t i) const { return slots_[i].live && slots_[i].connect_id == host_->peers[i].connectID; }
@@ -246,6 +329,7 @@ private:
         slot &s = slots_[i];
         s.live = false;
         const std::optional<peer_id> id = forget(peer);
+        if (!s.closing) ++counters_.pending_dropped;
         if (!id) {
             const std::string address = address_text(peer->address);
             enet_peer_reset(peer);
@@ -341,7 +425,12 @@ private:
     std::vector<slot> slots_;                  // server: one per ENet peer slot
     std::uint64_t next_order_ = 0;             // server: sighting counter
     std::vector<std::size_t> pending_scratch_; // server: police()'s list of pending slots, oldest first
+    internal::connect_cookies cookies_;        // server: mints and checks connect cookies
+    std::uint32_t cookie_ = 0;                 // client: a cookie received, to connect again with
+    transport_counters counters_;
 };
+
+int ENET_CALLBACK intercept(ENetHost *, ENetEvent *) { return servicing ? servicing->screen() : 0; }
 
 } // namespace
 

@@ -1,5 +1,5 @@
-// The only translation unit that includes libsodium: reconnect tokens come from the system's
-// cryptographic generator and are compared in constant time (docs/net.md, "Security model").
+// One of the two translation units that include libsodium (with connect_cookie.cpp): reconnect
+// tokens come from the system's cryptographic generator and are compared in constant time (docs/net.md, "Security model").
 #include <retcon/net/reconnect_token.hpp>
 
 #include <sodium.h>

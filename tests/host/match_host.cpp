@@ -10,6 +10,7 @@
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/replay.hpp>
 
+#include <common/connect_forger.hpp>
 #include <common/counting_allocator.hpp>
 #include <common/temp_dir.hpp>
 
@@ -794,6 +795,35 @@ TEST_CASE("the metrics page serves the host's and each match's figures", "[host]
     CHECK(page.find("\nretcon_host_tick_lateness_seconds_count 0\n") == std::string::npos);
     const auto missing = http_get(h.host->metrics_port(), "/other");
     CHECK(missing.rfind("HTTP/1.1 404", 0) == 0);
+    h.host->request_drain();
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+}
+
+TEST_CASE("forged CONNECTs take no slot on a match host and are counted in its metrics", "[host][metrics]") {
+    // docs/net.md, "Security model": connect cookies. Each honest client is challenged once.
+    auto o = local_options();
+    o.open_params = params_of(2, 1);
+    host_thread h{o, counter_game};
+    const auto port = h.host->port();
+    client_list clients;
+    auto &a = connect(clients, port);
+    auto &b = connect(clients, port);
+    REQUIRE(pump(clients, [&] { return a.running() && b.running(); }));
+    REQUIRE(pump(clients, [&] { return h.host->metrics().connects_challenged >= 2; }));
+    const auto before = h.host->metrics();
+    connect_forger forger{{"127.0.9.1", "127.0.9.2", "127.0.9.3", "127.0.9.4"}, port, 7};
+    REQUIRE(forger.ok());
+    forger.send(200);
+    REQUIRE(pump(clients, [&] { return h.host->metrics().connects_challenged >= before.connects_challenged + 150; }));
+    const auto after = h.host->metrics();
+    CHECK(after.connects_challenged <= before.connects_challenged + forger.sent());
+    CHECK(after.pending_dropped == before.pending_dropped); // they never held a slot to drop
+    CHECK(after.refusals == before.refusals);
+    CHECK(after.players == 2);
+    CHECK(a.running());
+    CHECK(b.running());
     h.host->request_drain();
     h.host->request_drain();
     REQUIRE(pump(clients, [&] { return h.done.load(); }));

@@ -82,9 +82,11 @@ struct host_metrics {
     std::uint32_t players = 0;
     std::uint64_t matches_opened = 0, matches_ended = 0, matches_failed = 0;
     std::uint64_t admissions = 0;
-    std::uint64_t refusals = 0;         ///< connections refused (tokens, drain, full, malformed)
-    refusal_counts refusals_by_reason;  ///< the same refusals, by why (they sum to `refusals`)
-    std::uint64_t desyncs_verified = 0; ///< totals, including ended matches
+    std::uint64_t refusals = 0;            ///< connections refused (tokens, drain, full, malformed)
+    refusal_counts refusals_by_reason{};   ///< the same refusals, by why (they sum to `refusals`)
+    std::uint64_t connects_challenged = 0; ///< ENet CONNECTs answered with a connect cookie (transport_counters)
+    std::uint64_t pending_dropped = 0;     ///< connections dropped before admission to keep room (transport_counters)
+    std::uint64_t desyncs_verified = 0;    ///< totals, including ended matches
     std::uint64_t replaced_inputs = 0;
     std::uint64_t bytes_in = 0, bytes_out = 0;
     lateness_histogram lateness{};

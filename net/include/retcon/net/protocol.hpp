@@ -29,7 +29,7 @@ namespace retcon::wire {
 /// @brief Protocol version carried in the handshake; a mismatch is refused. Version 4: the
 /// hello carries a join token, and a match host's refusals have reasons of their own
 /// (docs/protocol.md, "Changes in version 4").
-inline constexpr std::uint16_t protocol_version = 4;
+inline constexpr std::uint16_t protocol_version = 5;
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {

@@ -44,6 +44,18 @@ struct transport_peer_stats {
     double packet_loss = 0.0; ///< fraction of unreliable packets believed lost
 };
 
+/// @brief What a server transport's admission defences did since it was created
+/// (docs/net.md, "Security model"). Transports without them report zeros.
+struct transport_counters {
+    /// @brief Connection attempts answered with a cookie instead of a connection (ENet: a CONNECT
+    /// without a valid connect cookie; a spoofed source never answers, a real client does once).
+    std::uint64_t connects_challenged = 0;
+    /// @brief Connections never admitted that the transport dropped to keep room for newcomers
+    /// (ENet: handshake deadline, `max_pending`, `free_slot_reserve`); each was also reported
+    /// through transport_handler::on_refused or on_disconnect.
+    std::uint64_t pending_dropped = 0;
+};
+
 /**
  * @brief Moves packets between a server and its clients. Channel wire::channel::inputs is
  * unreliable (and sequenced where the transport can), the others are reliable and ordered.
@@ -81,6 +93,8 @@ public:
         if (timeout.count() > 0) std::this_thread::sleep_for(timeout);
         return false;
     }
+    /// @brief Counters of the admission defences (server transports).
+    [[nodiscard]] virtual transport_counters counters() const { return {}; }
     /// @brief Link statistics for @p peer, where the transport measures them.
     [[nodiscard]] virtual transport_peer_stats peer_stats(peer_id) const { return {}; }
     /// @brief The remote end of @p peer as "HOST:PORT", for messages ("could not connect to
