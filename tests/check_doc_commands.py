@@ -46,14 +46,17 @@ def quoted_commands(source_dir):
     docs = os.path.join(source_dir, "docs")
     files += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
     for path in files:
-        fenced = False
+        fenced, shell = False, False
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 if line.lstrip().startswith("```"):
                     fenced = not fenced
+                    # Commands live in shell blocks (or unmarked ones); ```text, ```json, ```cpp ... are not run.
+                    shell = fenced and line.strip()[3:] in ("", "sh", "bash", "shell", "console")
                     continue
                 if fenced:
-                    yield path, number, line.strip()
+                    if shell:
+                        yield path, number, line.strip()
                 else:
                     for span in re.findall(r"`([^`]+)`", line):
                         yield path, number, span.strip()

@@ -513,6 +513,7 @@ static void test_replay(const rc_schema *schema, const char *dir) {
     rc_frame f;
     if (world == NULL) return;
     snprintf(path, sizeof path, "%s/c_program.rcr", dir);
+    remove(path); /* a replay is never overwritten: the last run's goes first */
 
     memset(&settings, 0, sizeof settings);
     settings.struct_size = sizeof settings;

@@ -443,6 +443,8 @@ def run_simulation(args, schema):
     settings.players, settings.input_size, settings.tick_hz = PLAYERS, INPUT_SIZE, 60
     settings.keyframe_interval = 64
     replay_path = os.path.join(args.scratch, "python.rcr")
+    if os.path.exists(replay_path):  # a replay is never overwritten: the last run's goes first
+        os.remove(replay_path)
     writer = ctypes.POINTER(rc.rc_replay_writer)()
     call(lib.rc_replay_writer_create(replay_path.encode(), w.handle, 0, ctypes.byref(settings), ctypes.byref(writer)),
          "rc_replay_writer_create")

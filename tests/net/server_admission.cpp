@@ -134,7 +134,7 @@ TEST_CASE("admission: a slot beyond the match is refused, not taken", "[net][adm
     CHECK_FALSE(m.server->knows(reconnect_token{}));
 }
 
-TEST_CASE("admission: the check's name replaces the hello's in the events; texts stay one line", "[net][admission]") {
+TEST_CASE("admission: the check's name replaces the hello's in the events, texts stay one line", "[net][admission]") {
     server_options o = with_tickets();
     o.admission = [inner = o.admission](peer_id p, const wire::hello_msg &h) {
         server_admission a = inner(p, h);
