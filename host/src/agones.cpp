@@ -411,7 +411,8 @@ struct agones_orchestrator::impl {
             }
         }
         if (allocation)
-            log_change("allocated (" + (last_allocated.empty() ? std::string{"state"} : internal::printable(last_allocated)) + ")");
+            log_change("allocated (" +
+                       (last_allocated.empty() ? std::string{"state"} : internal::printable(last_allocated)) + ")");
         give_back(rooms);
         if (gs.state == "Shutdown") shutdown_seen.store(true);
     }

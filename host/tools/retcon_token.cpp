@@ -174,8 +174,8 @@ int cmd_inspect(std::string text, const std::optional<std::string> &public_path,
         std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
         text.resize(static_cast<std::size_t>(std::cin.gcount()));
         if (text.size() > max_stdin)
-            return fail(exit_code::usage, "standard input holds more than " + std::to_string(max_stdin) +
-                                              " bytes: not a join token");
+            return fail(exit_code::usage,
+                        "standard input holds more than " + std::to_string(max_stdin) + " bytes: not a join token");
         const auto first = text.find_first_not_of(" \t\r\n");
         const auto last = text.find_last_not_of(" \t\r\n");
         text = first == std::string::npos ? std::string{} : text.substr(first, last - first + 1);

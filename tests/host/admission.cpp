@@ -174,7 +174,7 @@ TEST_CASE("admission: a ticket is redeemed once, by its own match, and expires",
     CHECK(a.allowed);
     CHECK(a.slot == 3);
     CHECK(a.player_id == 42);
-    CHECK(a.name == "ann"); // the token's name, for the session's events and logs
+    CHECK(a.name == "ann");              // the token's name, for the session's events and logs
     CHECK_FALSE(t.redeem(1, 7).allowed); // once
     t.issue(8, {1, 0, 1, 0, {}});
     t.issue(9, {0, 0, 2, 5 * s, {}});

@@ -769,9 +769,7 @@ TEST_CASE("retcon-token: keygen, issue and inspect end to end", "[host][token][t
     CHECK(fleet_check.status == 1);
     CHECK_THAT(fleet_check.out, Catch::Contains("this server is 'us-2'"));
     // A token on standard input is read; an endless stream is not read into memory.
-    {
-        std::ofstream{dir / "token.txt"} << "\n  " << token << "\n";
-    }
+    { std::ofstream{dir / "token.txt"} << "\n  " << token << "\n"; }
     const auto from_stdin = run_tool("inspect - --public " + p + " --now 1700000060 < " + (dir / "token.txt").string());
     INFO(from_stdin.out);
     CHECK(from_stdin.status == 0);

@@ -154,9 +154,8 @@ TEST_CASE("orchestrators: demo_server's --help and --print-config list exactly t
 
 TEST_CASE("orchestrators: --print-config says which environment variables were given", "[host][orchestrator]") {
     // env -i: only what the test sets, whatever the environment ctest runs in.
-    const auto config =
-        nlohmann::json::parse(run("--print-config", "env -i RETCON_FLEET=eu-9 RETCON_MATCHES=3 UNRELATED=1"), nullptr,
-                              false);
+    const auto config = nlohmann::json::parse(
+        run("--print-config", "env -i RETCON_FLEET=eu-9 RETCON_MATCHES=3 UNRELATED=1"), nullptr, false);
     REQUIRE_FALSE(config.is_discarded());
     CHECK(config.at("environment_set").get<std::vector<std::string>>() ==
           std::vector<std::string>{"RETCON_MATCHES", "RETCON_FLEET"});

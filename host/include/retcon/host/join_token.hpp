@@ -26,7 +26,7 @@ struct match_params {
     std::uint8_t players = 2;   ///< player slots, 1..32
     std::uint16_t tick_hz = 60; ///< simulation rate, 1..1000
     std::uint64_t seed = 1;     ///< the match's random seed
-    std::string settings{};       ///< game-defined text (any bytes), at most 256 bytes
+    std::string settings{};     ///< game-defined text (any bytes), at most 256 bytes
     bool operator==(const match_params &) const = default;
 };
 
@@ -52,11 +52,11 @@ struct join_token {
     std::uint64_t expires_at = 0;      ///< unix seconds, after issued_at
     std::array<std::byte, 16> nonce{}; ///< set by sign_token (random); the replay cache's key
     std::string fleet;                 ///< the fleet (or server) it is for, <= 64 bytes
-    std::string match_id{};              ///< 1..64 bytes, [A-Za-z0-9._-]
+    std::string match_id{};            ///< 1..64 bytes, [A-Za-z0-9._-]
     std::uint8_t slot = 0;             ///< player slot; 0xff (spectator_slot) for spectators
     std::uint64_t player_id = 0;       ///< the lobby's player identity (nonzero for players)
-    std::string player_name{};           ///< <= 32 bytes, no control characters
-    match_params params{};               ///< the match this token opens or joins
+    std::string player_name{};         ///< <= 32 bytes, no control characters
+    match_params params{};             ///< the match this token opens or joins
     bool operator==(const join_token &) const = default;
 };
 
@@ -147,7 +147,7 @@ struct verified_token {
 
 /// @brief What a token_verifier checks (docs/join-tokens.md, "Verification").
 struct token_verifier_options {
-    std::string fleet{};                 ///< tokens must name this fleet, exactly
+    std::string fleet{};               ///< tokens must name this fleet, exactly
     std::uint32_t clock_skew_s = 30;   ///< allowed skew each way on issued_at and expires_at
     std::size_t max_cached = 1u << 20; ///< replay cache bound (entries, about 100 bytes each)
 };

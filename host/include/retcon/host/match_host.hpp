@@ -46,7 +46,7 @@ inline constexpr std::uint32_t max_host_matches = 1000;
 /// @brief A match host's settings (docs/hosting.md has the defaults' reasons).
 struct host_options {
     std::uint16_t port = 7777;     ///< UDP port (0: a free one, see match_host::port)
-    std::string bind_host{};         ///< local address to listen on (empty: all)
+    std::string bind_host{};       ///< local address to listen on (empty: all)
     std::uint32_t max_matches = 1; ///< matches running at once, 1..max_host_matches (token mode: opened on demand)
 
     /// @name Admission
@@ -54,7 +54,7 @@ struct host_options {
     /// @brief Public keys whose join tokens are accepted (two during a rotation). Empty: open
     /// mode — anyone may join, and the host keeps `open_matches` matches of `open_params`.
     std::vector<verify_key> token_keys{};
-    std::string fleet{};               ///< tokens must name this fleet
+    std::string fleet{};             ///< tokens must name this fleet
     std::uint32_t clock_skew_s = 30; ///< tolerance on a token's issue and expiry times
     /// @brief Hellos one IP address may have routed, per second on average, in bursts of
     /// `hello_burst`; beyond, connections are dropped unanswered (0: no limit). Both modes: a
@@ -64,7 +64,7 @@ struct host_options {
     std::uint32_t hellos_per_second = 10;
     std::uint32_t hello_burst = 20;
     std::uint32_t open_matches = 1; ///< open mode: matches kept running (≤ max_matches)
-    match_params open_params{};       ///< open mode: every match's parameters (seed + match number)
+    match_params open_params{};     ///< open mode: every match's parameters (seed + match number)
     /// @brief Open mode: a match that ended is replaced by a fresh one. Off, `run` returns once
     /// the first `open_matches` have ended (demo_server --duration).
     bool reopen_matches = true;

@@ -14,7 +14,7 @@ namespace retcon {
 struct slot_result {
     int slot = 0;
     std::uint64_t player_id = 0;       ///< from the slot's join token (0 in open mode)
-    std::string name{};                  ///< the last name the slot's player gave
+    std::string name{};                ///< the last name the slot's player gave
     std::int64_t score = 0;            ///< as the game reports it (hosted_game::report)
     std::string outcome;               ///< as the game reports it ("won", "lost", ...; empty: none)
     std::uint64_t replaced_inputs = 0; ///< inputs the server substituted for this slot

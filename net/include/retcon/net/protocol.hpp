@@ -87,7 +87,7 @@ enum class reject_reason : std::uint8_t {
 /// @brief One reject reason as the protocol defines it.
 struct reject_reason_info {
     reject_reason reason{};
-    const char *name;    ///< as docs/protocol.md spells it ("full", "join_token", ...)
+    const char *name;      ///< as docs/protocol.md spells it ("full", "join_token", ...)
     const char *meaning{}; ///< one line for docs and logs
 };
 

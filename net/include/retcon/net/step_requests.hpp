@@ -20,7 +20,7 @@ namespace retcon {
 struct step_request {
     world *target{};     ///< the world to step (the session's)
     frame_inputs inputs; ///< the frame and every player's input for it
-    bool resimulating{};   ///< true while a rollback re-simulates frames it had simulated before
+    bool resimulating{}; ///< true while a rollback re-simulates frames it had simulated before
 };
 
 namespace internal {

@@ -36,9 +36,9 @@ struct pool_difference {
     std::string pool{};
     std::uint32_t count_a = 0;
     std::uint32_t count_b = 0;
-    bool order_differs = false;              ///< same entities in a different iteration order
+    bool order_differs = false;                ///< same entities in a different iteration order
     std::vector<entity_difference> entities{}; ///< capped by diff_options::max_entities
-    std::size_t entities_total = 0;          ///< before the cap
+    std::size_t entities_total = 0;            ///< before the cap
 };
 
 /// @brief Options for `diff`.

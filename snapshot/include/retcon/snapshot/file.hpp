@@ -34,8 +34,8 @@ inline constexpr std::uint16_t snapshot_file_version = 1;
  * the header + schema and of the uncompressed image (docs/file-format.md).
  */
 struct snapshot_file {
-    retcon::schema schema{};        ///< the schema embedded in the file
-    world_image image{};            ///< the decompressed, validated world image
+    retcon::schema schema{};      ///< the schema embedded in the file
+    world_image image{};          ///< the decompressed, validated world image
     std::uint64_t frame = 0;      ///< frame the snapshot was taken at
     std::uint64_t file_bytes = 0; ///< size on disk
     std::uint64_t compressed_bytes = 0;

@@ -177,8 +177,8 @@ struct verify_report {
     /// mismatch.
     std::uint64_t frames_checked = 0;
     std::optional<frame_t> first_mismatch{}; ///< first frame whose hash differs
-    hash64 expected = 0;                   ///< recorded hash of that frame
-    hash64 actual = 0;                     ///< hash after re-simulating it
+    hash64 expected = 0;                     ///< recorded hash of that frame
+    hash64 actual = 0;                       ///< hash after re-simulating it
     /// @brief Sections that differ at the first keyframe after the mismatch (if one exists).
     std::vector<std::string> diverging{};
     [[nodiscard]] bool ok() const noexcept { return !first_mismatch; }
