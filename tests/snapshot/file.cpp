@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
@@ -402,4 +404,21 @@ TEST_CASE("file readers refuse a named pipe at once instead of waiting for a wri
     const auto directory = read_snapshot_file(dir.path());
     REQUIRE_FALSE(directory);
     CHECK(directory.message() == dir.path().string() + ": a directory, not a regular file");
+}
+
+TEST_CASE("file readers refuse a file over the default 1 GiB bound before reading any of it", "[file]") {
+    // Files are read whole: the bound is what opening one may cost in memory (it was 4 GiB).
+    temp_dir dir;
+    const auto big = dir / "big.rcs";
+    { std::ofstream{big}; }
+    std::filesystem::resize_file(big, (std::uint64_t{1} << 30) + 1); // sparse: no disk used
+    const std::string expected = big.string() + ": 1073741825 bytes exceeds the limit of 1073741824";
+    const auto snapshot = read_snapshot_file(big);
+    REQUIRE_FALSE(snapshot);
+    CHECK(snapshot.code() == errc::too_large);
+    CHECK(snapshot.message() == expected);
+    const auto replay = replay_reader::open(big);
+    REQUIRE_FALSE(replay);
+    CHECK(replay.code() == errc::too_large);
+    CHECK(replay.message() == expected);
 }

@@ -16,8 +16,12 @@
 namespace retcon {
 
 /// @brief Caps applied by every file reader before it allocates (hostile input).
+///
+/// A file is read whole into memory, so `max_file_bytes` is also what opening one may cost: 1 GiB,
+/// the size of the largest image a reader accepts (a snapshot file is smaller than its image
+/// compressed; a replay of hours of play is a few hundred MiB at most). Raise it to open larger ones.
 struct read_limits {
-    std::uint64_t max_file_bytes = std::uint64_t{4} << 30;  ///< refuse larger files outright
+    std::uint64_t max_file_bytes = std::uint64_t{1} << 30;  ///< refuse larger files outright
     std::uint64_t max_image_bytes = std::uint64_t{1} << 30; ///< refuse larger decompressed images
 };
 
