@@ -137,6 +137,9 @@ std::string to_prometheus(const host_metrics &m) {
     help(o, "retcon_host_pending_dropped_total", "counter",
          "Connections dropped before admission to keep room for newcomers (handshake deadline, caps).");
     line(o, "retcon_host_pending_dropped_total %llu\n", u(m.pending_dropped));
+    help(o, "retcon_host_oversized_packets_total", "counter",
+         "Connections ended for sending a packet over the transport's size limit.");
+    line(o, "retcon_host_oversized_packets_total %llu\n", u(m.oversized_packets));
     help(o, "retcon_host_desyncs_verified_total", "counter",
          "Desyncs an uploaded snapshot verified, ended matches included.");
     line(o, "retcon_host_desyncs_verified_total %llu\n", u(m.desyncs_verified));

@@ -17,6 +17,7 @@ void metrics_publisher::publish(std::uint64_t now_us, const counts &c,
     live_.refusals_by_reason = c.refusals_by_reason;
     live_.connects_challenged = c.transport.connects_challenged;
     live_.pending_dropped = c.transport.pending_dropped;
+    live_.oversized_packets = c.transport.oversized_packets;
     live_.matches = 0;
     live_.players = 0;
     live_.per_match.clear();

@@ -171,6 +171,7 @@ public:
             case ENET_EVENT_TYPE_NONE: break;
             }
         }
+        if (server_ && !violators_.empty()) expel(h);
         if (server_) police(now_ms, h);
         if (!server_ && cookie_ != 0) connect_with_cookie(h);
         enet_host_flush(host_);
@@ -242,6 +243,7 @@ private:
         bool connected = false;             // its CONNECT event was delivered (it has a peer_id)
         bool admitted = false;              // the session called admit(): never dropped
         bool closing = false;               // the session called disconnect(): it forgot the peer
+        std::uint32_t oversized = 0;        // size of a packet too large it sent (0: none)
     };
 
     // Server: a datagram for peer ID 0xFFF is processed by ENet only if its first command is a
@@ -256,7 +258,7 @@ private:
         const auto word = static_cast<std::uint16_t>((data[0] << 8) | data[1]);
         const auto flags =
             static_cast<std::uint16_t>(ENET_PROTOCOL_HEADER_FLAG_MASK | ENET_PROTOCOL_HEADER_SESSION_MASK);
-        if ((word & ~flags) != ENET_PROTOCOL_MAXIMUM_PEER_ID) return 0;
+        if ((word & ~flags) != ENET_PROTOCOL_MAXIMUM_PEER_ID) return screen_peer(word);
         if ((word & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED) != 0) return 1; // no compressor here: ENet drops it too
         const std::size_t at = (word & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) != 0 ? 4 : 2;
         ENetProtocolConnect connect{};
@@ -273,6 +275,98 @@ private:
         buffer.dataLength = reply.size();
         enet_socket_send(host_->socket, &from, &buffer, 1); // lost: the client's CONNECT retransmission asks again
         return 1;
+    }
+
+    // Server: a datagram for a connected peer is walked command by command as ENet would (protocol.h
+    // layout). A fragment announcing a packet larger than host->maximumPacketSize makes ENet discard
+    // the whole datagram without a word, so the sender retransmits until it times out: instead the
+    // peer is marked for poll() to end and report (docs/net.md, "Security model") and the datagram
+    // consumed. Anything ENet would not accept from this peer, or cannot be parsed, is left to ENet.
+    int screen_peer(std::uint16_t word) {
+        const std::size_t size = host_->receivedDataLength;
+        const enet_uint8 *data = host_->receivedData;
+        // The low 12 bits, as for peer 0xFFF above.
+        const auto i = static_cast<std::size_t>(word & ENET_PROTOCOL_MAXIMUM_PEER_ID);
+        if (i >= host_->peerCount || host_->checksum != nullptr) return 0;
+        if ((word & ENET_PROTOCOL_HEADER_FLAG_COMPRESSED) != 0) return 0; // no compressor here: ENet drops it
+        ENetPeer &peer = host_->peers[i];
+        const ENetAddress &from = host_->receivedAddress;
+        const auto session =
+            static_cast<enet_uint8>((word & ENET_PROTOCOL_HEADER_SESSION_MASK) >> ENET_PROTOCOL_HEADER_SESSION_SHIFT);
+        // Only states in which ENet takes packets from a peer (enet_protocol_handle_send_fragment).
+        if ((peer.state != ENET_PEER_STATE_CONNECTED && peer.state != ENET_PEER_STATE_DISCONNECT_LATER) ||
+            from.host != peer.address.host || from.port != peer.address.port || session != peer.incomingSessionID)
+            return 0;
+        std::size_t at = (word & ENET_PROTOCOL_HEADER_FLAG_SENT_TIME) != 0 ? 4 : 2;
+        while (at + sizeof(ENetProtocolCommandHeader) <= size) {
+            const auto number = static_cast<enet_uint8>(data[at] & ENET_PROTOCOL_COMMAND_MASK);
+            if (number >= ENET_PROTOCOL_COMMAND_COUNT) return 0;
+            const std::size_t command_size = enet_protocol_command_size(number);
+            if (command_size == 0 || command_size > sizeof(ENetProtocol) || at + command_size > size) return 0;
+            ENetProtocol command{};
+            std::memcpy(&command, data + at, command_size);
+            at += command_size;
+            std::size_t payload = 0;
+            switch (number) {
+            case ENET_PROTOCOL_COMMAND_SEND_RELIABLE:
+                payload = ENET_NET_TO_HOST_16(command.sendReliable.dataLength);
+                break;
+            case ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE:
+                payload = ENET_NET_TO_HOST_16(command.sendUnreliable.dataLength);
+                break;
+            case ENET_PROTOCOL_COMMAND_SEND_UNSEQUENCED:
+                payload = ENET_NET_TO_HOST_16(command.sendUnsequenced.dataLength);
+                break;
+            case ENET_PROTOCOL_COMMAND_SEND_FRAGMENT:
+            case ENET_PROTOCOL_COMMAND_SEND_UNRELIABLE_FRAGMENT: {
+                payload = ENET_NET_TO_HOST_16(command.sendFragment.dataLength);
+                const std::uint32_t total = ENET_NET_TO_HOST_32(command.sendFragment.totalLength);
+                if (command.header.channelID < peer.channelCount && total > host_->maximumPacketSize) {
+                    oversized(i, total);
+                    return 1;
+                }
+                break;
+            }
+            default: break;
+            }
+            if (payload > size - at) return 0;
+            at += payload;
+        }
+        return 0;
+    }
+
+    // Marks slot @p i's occupant as having sent a packet of @p bytes; counted once per connection.
+    void oversized(std::size_t i, std::uint32_t bytes) {
+        if (!sighted(i)) sight(i, now_ms_);
+        slot &s = slots_[i];
+        if (s.oversized != 0) return;
+        s.oversized = bytes;
+        ++counters_.oversized_packets;
+        violators_.push_back(i);
+    }
+
+    // Server, after servicing: ends the connections screen_peer() marked, reporting why first.
+    void expel(transport_handler &h) {
+        for (const std::size_t i : violators_) {
+            if (!sighted(i) || slots_[i].oversized == 0) continue; // already gone
+            ENetPeer *peer = &host_->peers[i];
+            slot &s = slots_[i];
+            s.live = false;
+            const bool report = !s.closing; // one the session closed is no longer its concern
+            const std::string text = "sent a packet of " + std::to_string(s.oversized) + " bytes; the limit is " +
+                                     std::to_string(host_->maximumPacketSize);
+            const std::optional<peer_id> id = forget(peer); // before the report: disconnect() then does nothing
+            if (!id) {
+                const std::string address = address_text(peer->address);
+                enet_peer_reset(peer);
+                h.on_refused(address, text);
+                continue;
+            }
+            if (report) h.on_violation(*id, text);
+            enet_peer_disconnect_now(peer, 0);
+            if (report) h.on_disconnect(*id);
+        }
+        violators_.clear();
     }
 
     // Client: a cookie datagram from the server answering the pending CONNECT is kept for poll()
@@ -425,6 +519,7 @@ private:
     std::vector<slot> slots_;                  // server: one per ENet peer slot
     std::uint64_t next_order_ = 0;             // server: sighting counter
     std::vector<std::size_t> pending_scratch_; // server: police()'s list of pending slots, oldest first
+    std::vector<std::size_t> violators_;       // server: slots screen_peer() marked, for expel()
     internal::connect_cookies cookies_;        // server: mints and checks connect cookies
     std::uint32_t cookie_ = 0;                 // client: a cookie received, to connect again with
     transport_counters counters_;

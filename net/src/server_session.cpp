@@ -127,6 +127,12 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             drop(peer, disconnect_cause::closed, "connection closed", false);
     }
 
+    /// The transport ended a connection for breaking its rules (a packet over its size limit):
+    /// a violation like any other. The on_disconnect that follows finds it gone.
+    void on_violation(peer_id peer, const std::string &text) override {
+        if (conn *c = conns.find(peer)) hostile(*c, text);
+    }
+
     /// Ends a connection for @p cause (@p reject: the reason of a rejection): player_left for a
     /// player, then disconnected, both with the facts (docs/net.md, "Events").
     void drop(peer_id peer, disconnect_cause cause, const std::string &why, bool kick,

@@ -3,6 +3,8 @@
 #include <retcon/config.hpp>
 
 #include <algorithm>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,14 +22,14 @@ struct peer_entry {
     std::string address;            // unrouted only: for transport_router::on_unrouted_closed
 };
 
-enum class event_kind : std::uint8_t { connect, receive, disconnect };
+enum class event_kind : std::uint8_t { connect, receive, violation, disconnect };
 
 struct queued_event {
     event_kind kind = event_kind::connect;
     wire::channel ch = wire::channel::inputs;
     bool dropped = false; // the route disconnected the peer after this was queued
     peer_id peer = no_peer;
-    std::size_t offset = 0; // receive: bytes in the route's arena
+    std::size_t offset = 0; // receive: bytes in the route's arena; violation: the text
     std::size_t size = 0;
 };
 
@@ -71,6 +73,10 @@ struct transport_mux::impl final : transport_handler {
                 case event_kind::receive:
                     h.on_receive(e.peer, e.ch, std::span<const std::byte>(arena_.data() + e.offset, e.size));
                     break;
+                case event_kind::violation:
+                    h.on_violation(e.peer,
+                                   std::string(reinterpret_cast<const char *>(arena_.data() + e.offset), e.size));
+                    break;
                 case event_kind::disconnect: h.on_disconnect(e.peer); break;
                 }
             }
@@ -102,7 +108,7 @@ struct transport_mux::impl final : transport_handler {
             e.peer = peer;
             e.offset = arena_.size();
             e.size = data.size();
-            bytes_in += data.size();
+            if (kind == event_kind::receive) bytes_in += data.size();
             arena_.insert(arena_.end(), data.begin(), data.end());
             queue_.push_back(e);
         }
@@ -215,6 +221,21 @@ struct transport_mux::impl final : transport_handler {
         const std::string address = std::move(e->address);
         forget(peer);
         router->on_unrouted_closed(address, "connection closed before any route took it");
+    }
+
+    // A routed connection's route hears why, before its disconnect; an unrouted one is reported
+    // to the router with the reason and forgotten, so the on_disconnect that follows finds nothing.
+    void on_violation(peer_id peer, const std::string &text) override {
+        peer_entry *e = find(peer);
+        if (!e) return;
+        if (e->route != no_route) {
+            route_list[e->route]->push(event_kind::violation, peer, wire::channel::control,
+                                       std::as_bytes(std::span{text}));
+            return;
+        }
+        const std::string address = std::move(e->address);
+        forget(peer);
+        router->on_unrouted_closed(address, text);
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {

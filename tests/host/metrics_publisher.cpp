@@ -36,7 +36,7 @@ TEST_CASE("metrics publisher: counters are published once a second with totals o
     refusal_counts why;
     why.by_reason[static_cast<std::size_t>(wire::reject_reason::draining)] = 2;
     why.malformed = 1;
-    p.publish(11'500'000, {true, 5, 3, why, transport_counters{40, 6}}, matches, mux);
+    p.publish(11'500'000, {true, 5, 3, why, transport_counters{40, 6, 3}}, matches, mux);
     const auto m = p.published();
     CHECK(m.uptime_ms == 1500);
     CHECK(m.draining);
@@ -46,6 +46,7 @@ TEST_CASE("metrics publisher: counters are published once a second with totals o
     CHECK(m.refusals_by_reason.malformed == 1);
     CHECK(m.connects_challenged == 40);
     CHECK(m.pending_dropped == 6);
+    CHECK(m.oversized_packets == 3);
     CHECK(m.matches == 1);
     CHECK(m.matches_opened == 2);
     CHECK(m.desyncs_verified == 2);

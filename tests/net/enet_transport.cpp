@@ -45,6 +45,15 @@ struct recorder final : transport_handler {
     void on_refused(const std::string &address, const std::string &reason) override {
         refusals.emplace_back(address, reason);
     }
+    struct violation {
+        peer_id peer;
+        std::string text;
+        std::size_t disconnects_before; // on_disconnect calls seen when it came
+    };
+    std::vector<violation> violations;
+    void on_violation(peer_id p, const std::string &text) override {
+        violations.push_back({p, text, disconnects.size()});
+    }
 };
 
 std::unique_ptr<transport> client_from(const std::string &source, std::uint16_t port) {
@@ -588,4 +597,109 @@ TEST_CASE("a joiner with a real round trip gets in within 2 s through a forged-C
         CHECK(counters.pending_dropped == 0);
         CHECK(counters.connects_challenged >= out.forged / 2); // most reach the server; each is answered
     }
+}
+
+namespace {
+// ENet's own timeouts far beyond the tests' loops: a connection that ends within them was ended
+// by the transport, not timed out.
+enet_options patient() {
+    enet_options o;
+    o.timeout_min_ms = 30000;
+    o.timeout_max_ms = 30000;
+    return o;
+}
+
+std::vector<std::byte> bytes(std::size_t n) {
+    std::vector<std::byte> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>(i * 7u);
+    return v;
+}
+} // namespace
+
+TEST_CASE("an ENet peer sending a packet over max_packet_bytes is disconnected at once with the reason",
+          "[net][enet]") {
+    const enet_options options = patient();
+    REQUIRE(options.max_packet_bytes == 65536);
+    auto server = make_enet_server(0, options, "127.0.0.1");
+    REQUIRE(server.ok());
+    auto client = make_enet_client("127.0.0.1", (*server)->local_port(), options);
+    REQUIRE(client.ok());
+    recorder on_server, on_client;
+    const peer_id id = join(**server, on_server, wall_ms(), **client, on_client);
+    (*server)->admit(id);
+    const auto pump = [&] {
+        (*client)->poll(wall_ms(), on_client);
+        (*server)->poll(wall_ms(), on_server);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+
+    // Under the limit: delivered as ever.
+    (*client)->send(0, wire::channel::control, bytes(60000));
+    const auto start = wall_ms();
+    while (on_server.received.empty() && wall_ms() - start < give_up_ms) pump();
+    REQUIRE(on_server.received.size() == 1);
+    CHECK(on_server.received[0].size() == 60000);
+    CHECK(on_server.disconnects.empty());
+    CHECK((*server)->counters().oversized_packets == 0);
+
+    // Over it: ENet alone would discard each datagram carrying it until a timeout (30 s here).
+    (*client)->send(0, wire::channel::control, bytes(204800));
+    int polls = 0;
+    constexpr int poll_bound = 2000; // generous: the first datagram ends it, a few polls at most
+    while (on_server.disconnects.empty() && polls < poll_bound) {
+        pump();
+        ++polls;
+    }
+    INFO("polls until the disconnect: " << polls);
+    REQUIRE(on_server.disconnects.size() == 1);
+    CHECK(polls < poll_bound);
+    CHECK(on_server.disconnects[0] == id);
+    REQUIRE(on_server.violations.size() == 1);
+    CHECK(on_server.violations[0].peer == id);
+    CHECK(on_server.violations[0].disconnects_before == 0); // reported before the disconnect
+    CHECK(on_server.violations[0].text == "sent a packet of 204800 bytes; the limit is 65536");
+    CHECK(on_server.received.size() == 1);
+    CHECK((*server)->counters().oversized_packets == 1);
+    CHECK((*server)->counters().pending_dropped == 0);
+    // The client was told (not left to time out), and its retransmissions count nothing more.
+    for (int i = 0; i < 50 && on_client.disconnects.empty(); ++i) pump();
+    CHECK(on_client.disconnects.size() == 1);
+    CHECK((*server)->counters().oversized_packets == 1);
+}
+
+TEST_CASE("a server session drops a connection that sent an oversized ENet packet as a violation", "[net][enet]") {
+    auto server_t = make_enet_server(0, patient(), "127.0.0.1");
+    REQUIRE(server_t.ok());
+    world sw{game_schema()};
+    init_game(sw);
+    server_session server{game_config(2), sw, step_game, **server_t};
+    auto client = make_enet_client("127.0.0.1", (*server_t)->local_port(), patient());
+    REQUIRE(client.ok());
+    recorder on_client;
+    auto start = wall_ms();
+    while (on_client.connects.empty() && wall_ms() - start < give_up_ms) {
+        (*client)->poll(wall_ms(), on_client);
+        server.poll(wall_ms());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(on_client.connects.size() == 1);
+    (*client)->send(0, wire::channel::control, bytes(204800));
+    std::vector<session_event> ends; // disconnected events
+    start = wall_ms();
+    while (ends.empty() && wall_ms() - start < give_up_ms) {
+        (*client)->poll(wall_ms(), on_client);
+        server.poll(wall_ms());
+        for (session_event e; server.next_event(e);)
+            if (e.kind == session_event_kind::disconnected) ends.push_back(e);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // Within a poll or two, and once: the transport's on_disconnect that follows finds it gone.
+    for (int i = 0; i < 50; ++i) {
+        server.poll(wall_ms());
+        for (session_event e; server.next_event(e);)
+            if (e.kind == session_event_kind::disconnected) ends.push_back(e);
+    }
+    REQUIRE(ends.size() == 1);
+    CHECK(ends[0].cause == disconnect_cause::violation);
+    CHECK_THAT(ends[0].text, Catch::Contains("sent a packet of 204800 bytes; the limit is 65536"));
 }

@@ -39,19 +39,30 @@ void send_text(transport &t, peer_id peer, std::string_view text, wire::channel 
 }
 
 // A transport the mux can own that forwards to one it does not (the simulated network keeps its
-// server endpoint).
+// server endpoint). After a poll it ends the connections in `violate` as a transport does one that
+// broke its rules: on_violation, then on_disconnect.
 class borrowed_transport final : public transport {
 public:
     explicit borrowed_transport(transport &t) : t_{t} {}
     void send(peer_id p, wire::channel ch, std::span<const std::byte> d) override { t_.send(p, ch, d); }
     void disconnect(peer_id p) override { t_.disconnect(p); }
     void admit(peer_id p) override { t_.admit(p); }
-    void poll(std::uint64_t now, transport_handler &h) override { t_.poll(now, h); }
+    void poll(std::uint64_t now, transport_handler &h) override {
+        t_.poll(now, h);
+        for (const auto &[p, text] : violate) {
+            t_.disconnect(p);
+            h.on_violation(p, text);
+            h.on_disconnect(p);
+        }
+        violate.clear();
+    }
     void flush() override { t_.flush(); }
     bool wait(std::chrono::microseconds timeout) override { return t_.wait(timeout); }
     transport_peer_stats peer_stats(peer_id p) const override { return t_.peer_stats(p); }
     std::string peer_address(peer_id p) const override { return t_.peer_address(p); }
     std::uint16_t local_port() const override { return t_.local_port(); }
+
+    std::vector<std::pair<peer_id, std::string>> violate;
 
 private:
     transport &t_;
@@ -63,6 +74,9 @@ struct event_log final : transport_handler {
     std::function<void(peer_id, const std::string &)> on_packet; // runs during delivery
     void on_connect(peer_id p) override { events.push_back("connect " + std::to_string(p)); }
     void on_disconnect(peer_id p) override { events.push_back("disconnect " + std::to_string(p)); }
+    void on_violation(peer_id p, const std::string &text) override {
+        events.push_back("violation " + std::to_string(p) + " " + text);
+    }
     void on_receive(peer_id p, wire::channel, std::span<const std::byte> data) override {
         const std::string text(reinterpret_cast<const char *>(data.data()), data.size());
         events.push_back("recv " + std::to_string(p) + " " + text);
@@ -110,8 +124,12 @@ struct sim_rig {
         event_log log;
     };
 
-    explicit sim_rig(mux_options options = {}) : mux{std::make_unique<borrowed_transport>(net.server()), options} {
-        router.mux = &mux;
+    explicit sim_rig(mux_options options = {}) : mux{adopt_server(), options} { router.mux = &mux; }
+
+    std::unique_ptr<transport> adopt_server() {
+        auto t = std::make_unique<borrowed_transport>(net.server());
+        base = t.get();
+        return t;
     }
 
     client &add_client() {
@@ -139,6 +157,7 @@ struct sim_rig {
     }
 
     sim_network net{7};
+    borrowed_transport *base = nullptr; // owned by mux
     transport_mux mux;
     tag_router router;
     std::vector<std::unique_ptr<client>> clients;
@@ -236,6 +255,36 @@ TEST_CASE("mux: each connection lands on the route the router chose, a route see
     CHECK(rig.logs[a].events.back() == "disconnect 0");
     CHECK_FALSE(rig.logs[b].mentions(0));
     CHECK(rig.router.closed.empty());
+}
+
+TEST_CASE("mux: a transport's violation report reaches the connection's route, before its disconnect", "[net][mux]") {
+    sim_rig rig;
+    const std::size_t a = rig.add_route('A');
+    const std::size_t b = rig.add_route('B');
+    auto &ca = rig.add_client();
+    auto &cb = rig.add_client();
+    send_text(*ca.t, 0, "A1");
+    send_text(*cb.t, 0, "B1");
+    rig.run(4);
+    const std::uint64_t bytes_in = rig.mux.bytes_in(a);
+    rig.base->violate.emplace_back(0, "sent a packet of 204800 bytes; the limit is 65536");
+    rig.run(2);
+    CHECK(rig.logs[a].events ==
+          std::vector<std::string>{"connect 0", "recv 0 A1",
+                                   "violation 0 sent a packet of 204800 bytes; the limit is 65536", "disconnect 0"});
+    CHECK(rig.logs[b].events == std::vector<std::string>{"connect 1", "recv 1 B1"});
+    CHECK(rig.mux.bytes_in(a) == bytes_in); // the report is no traffic
+    CHECK(rig.router.closed.empty());
+
+    // One no route took yet: the router hears the reason, once.
+    rig.add_client();
+    rig.run(2);
+    REQUIRE(rig.mux.unrouted() == 1);
+    rig.base->violate.emplace_back(2, "sent a packet of 204800 bytes; the limit is 65536");
+    rig.run(2);
+    CHECK(rig.mux.unrouted() == 0);
+    REQUIRE(rig.router.closed.size() == 1);
+    CHECK(rig.router.closed[0].second == "sent a packet of 204800 bytes; the limit is 65536");
 }
 
 TEST_CASE("mux: a route cannot send to, disconnect or admit another route's connection", "[net][mux]") {

@@ -86,6 +86,7 @@ struct host_metrics {
     refusal_counts refusals_by_reason{};   ///< the same refusals, by why (they sum to `refusals`)
     std::uint64_t connects_challenged = 0; ///< ENet CONNECTs answered with a connect cookie (transport_counters)
     std::uint64_t pending_dropped = 0;     ///< connections dropped before admission to keep room (transport_counters)
+    std::uint64_t oversized_packets = 0;   ///< connections ended for a packet over the size limit (transport_counters)
     std::uint64_t desyncs_verified = 0;    ///< totals, including ended matches
     std::uint64_t replaced_inputs = 0;
     std::uint64_t bytes_in = 0, bytes_out = 0;

@@ -57,8 +57,10 @@ struct enet_options {
     std::size_t max_peers = 32;          ///< server: ENet peer slots, in any state (see enet_options_for_match)
     std::uint32_t timeout_min_ms = 1000; ///< ENet peer timeout bounds
     std::uint32_t timeout_max_ms = 5000;
-    std::uint32_t max_packet_bytes = 64u * 1024u; ///< server side: refuse larger packets
-    std::uint32_t max_waiting_bytes = 1u << 20;   ///< server side: cap buffered data per host
+    /// @brief Server: a connection sending a larger packet is ended, reported through
+    /// transport_handler::on_violation (ENet alone would drop it silently and let it time out).
+    std::uint32_t max_packet_bytes = 64u * 1024u;
+    std::uint32_t max_waiting_bytes = 1u << 20; ///< server side: cap buffered data per host
     /// @brief Server: a connection whose ENet handshake has not completed (no on_connect yet)
     /// this long after the transport first saw it is reset (2000; 0 = no deadline).
     std::uint32_t handshake_timeout_ms = 2000;

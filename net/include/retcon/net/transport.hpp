@@ -35,6 +35,11 @@ public:
     /// or on_disconnect follows for that connection. A connection the transport drops after
     /// on_connect (still pending: see transport::admit) is reported through on_disconnect instead.
     virtual void on_refused(const std::string & /*address*/, const std::string & /*reason*/) {}
+    /// @brief The transport is ending @p peer's connection for breaking its rules (ENet: a packet
+    /// larger than enet_options::max_packet_bytes); @p text says what it did, for the log
+    /// ("sent a packet of 204800 bytes; the limit is 65536"). Called just before that peer's
+    /// on_disconnect; the connection is already closed, so disconnecting it does nothing.
+    virtual void on_violation(peer_id /*peer*/, const std::string & /*text*/) {}
 };
 
 /// @brief Per-connection counters a transport can report.
@@ -54,6 +59,10 @@ struct transport_counters {
     /// (ENet: handshake deadline, `max_pending`, `free_slot_reserve`); each was also reported
     /// through transport_handler::on_refused or on_disconnect.
     std::uint64_t pending_dropped = 0;
+    /// @brief Connections the transport ended for sending a packet larger than it accepts (ENet:
+    /// enet_options::max_packet_bytes); each the handler still knew was reported through
+    /// transport_handler::on_violation, then on_disconnect.
+    std::uint64_t oversized_packets = 0;
 };
 
 /**
