@@ -41,7 +41,7 @@ const char *not_regular(unsigned mode) noexcept {
     return "not a regular file";
 }
 
-result<int> open_regular_file(const std::filesystem::path &path) {
+result<regular_file> open_regular_file(const std::filesystem::path &path) {
     // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer, forever if none comes.
     // It changes nothing for a regular file, the only kind read past the check below.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -56,20 +56,13 @@ result<int> open_regular_file(const std::filesystem::path &path) {
         ::close(fd);
         return error{errc::io, path.string() + ": " + not_regular(st.st_mode) + ", not a regular file"};
     }
-    return fd;
+    return regular_file{fd, static_cast<std::uint64_t>(st.st_size)};
 }
 
 result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes) {
     auto opened = open_regular_file(path);
     if (!opened) return opened.err();
-    const int fd = *opened;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const auto e = os_error(path, "cannot stat");
-        ::close(fd);
-        return e;
-    }
-    const auto size = static_cast<std::uint64_t>(st.st_size);
+    const auto [fd, size] = *opened;
     if (size > max_bytes) {
         ::close(fd);
         return error{errc::too_large, path.string() + ": " + std::to_string(size) + " bytes exceeds the limit of " +

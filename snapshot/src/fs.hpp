@@ -15,9 +15,16 @@ namespace retcon::internal {
 /// nullptr for a regular file.
 [[nodiscard]] const char *not_regular(unsigned mode) noexcept;
 
-/// @brief Opens @p path for reading if it is a regular file, without blocking on a FIFO; the
-/// caller closes the descriptor. Errors: cannot open, or "<path>: a FIFO, not a regular file".
-result<int> open_regular_file(const std::filesystem::path &path);
+/// @brief A regular file open for reading: its descriptor (the caller closes it) and its size
+/// when opened.
+struct regular_file {
+    int fd = -1;
+    std::uint64_t size = 0;
+};
+
+/// @brief Opens @p path for reading if it is a regular file, without blocking on a FIFO.
+/// Errors: cannot open, or "<path>: a FIFO, not a regular file".
+result<regular_file> open_regular_file(const std::filesystem::path &path);
 
 /// @brief Reads a whole file, refusing files larger than @p max_bytes before reading them.
 result<std::vector<std::byte>> read_file(const std::filesystem::path &path, std::uint64_t max_bytes);

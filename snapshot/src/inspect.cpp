@@ -86,17 +86,18 @@ std::string describe_schema(const schema &s) {
 }
 
 result<file_kind> detect_file_kind(const std::filesystem::path &path) {
-    auto fd = internal::open_regular_file(path);
-    if (!fd) return fd.err();
+    auto file = internal::open_regular_file(path);
+    if (!file) return file.err();
+    const int fd = file->fd;
     unsigned char m[4] = {};
     std::size_t got = 0;
     while (got < sizeof m) {
-        const ssize_t n = ::read(*fd, m + got, sizeof m - got);
+        const ssize_t n = ::read(fd, m + got, sizeof m - got);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         got += static_cast<std::size_t>(n);
     }
-    ::close(*fd);
+    ::close(fd);
     if (got < sizeof m) return error{errc::truncated, path.string() + ": shorter than 4 bytes"};
     const std::uint32_t magic =
         std::uint32_t{m[0]} | (std::uint32_t{m[1]} << 8) | (std::uint32_t{m[2]} << 16) | (std::uint32_t{m[3]} << 24);
