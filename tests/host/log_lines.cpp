@@ -58,6 +58,17 @@ void check_one_line_each(const host_thread &h) {
     }
 }
 
+/// One client with @p opt plays 30 confirmed frames on @p h's host, which then drains and stops.
+void play_then_drain(host_thread &h, client_list &clients, const client_options &opt) {
+    auto &cl = connect(clients, h.host->port(), opt);
+    REQUIRE(pump(clients, [&] { return cl.s->confirmed_frame() > 30 || cl.rejected(); }));
+    INFO(cl.all_events());
+    REQUIRE(cl.running());
+    h.host->request_drain();
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+}
+
 } // namespace
 
 TEST_CASE("host log: a player's name cannot forge a match result line", "[host][logs]") {
@@ -71,13 +82,7 @@ TEST_CASE("host log: a player's name cannot forge a match result line", "[host][
     REQUIRE(pump(clients, [&] { return h.host->metrics().matches == 1; }));
     client_options opt;
     opt.name = forging_name;
-    auto &cl = connect(clients, h.host->port(), opt);
-    REQUIRE(pump(clients, [&] { return cl.s->confirmed_frame() > 30 || cl.rejected(); }));
-    INFO(cl.all_events());
-    REQUIRE(cl.running());
-    h.host->request_drain();
-    REQUIRE(pump(clients, [&] { return h.done.load(); }));
-    CHECK(h.join() == 0);
+    play_then_drain(h, clients, opt);
     INFO(h.log_text());
 
     // One result, one result line: the name's line stayed one line, escaped.
@@ -106,13 +111,7 @@ TEST_CASE("host log: in token mode the name logged and recorded is the token's, 
     client_options opt;
     opt.join_token = lobby.sign(t);
     opt.name = forging_name; // self-chosen: neither logged nor recorded
-    auto &cl = connect(clients, h.host->port(), opt);
-    REQUIRE(pump(clients, [&] { return cl.s->confirmed_frame() > 30 || cl.rejected(); }));
-    INFO(cl.all_events());
-    REQUIRE(cl.running());
-    h.host->request_drain();
-    REQUIRE(pump(clients, [&] { return h.done.load(); }));
-    CHECK(h.join() == 0);
+    play_then_drain(h, clients, opt);
     INFO(h.log_text());
 
     const auto r = h.result_of("named-1");
