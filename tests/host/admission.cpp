@@ -131,6 +131,14 @@ struct rig {
     }
 };
 
+/// Host options in token mode, admitting the tokens @p issuer signs.
+host_options token_mode(const test::token_issuer &issuer) {
+    auto o = test::local_options();
+    o.fleet = issuer.fleet;
+    o.token_keys = {public_key_of(issuer.key)};
+    return o;
+}
+
 } // namespace
 
 TEST_CASE("admission: a hello budget allows a burst per address, then its refill rate", "[host][admission]") {
@@ -219,9 +227,7 @@ TEST_CASE("admission: token mode opens the token's match, hands its slot to the 
           "gives a refused token's first use back",
           "[host][admission]") {
     test::token_issuer issuer;
-    auto o = test::local_options();
-    o.fleet = issuer.fleet;
-    o.token_keys = {public_key_of(issuer.key)};
+    auto o = token_mode(issuer);
     rig r{o};
     REQUIRE_FALSE(r.gate->open_mode());
     const auto tok = issuer.sign(issuer.token("m1", 1, 77, test::params_of(2, 9)));
@@ -262,9 +268,7 @@ TEST_CASE("admission: token mode opens the token's match, hands its slot to the 
 
 TEST_CASE("admission: token mode drops an address's hellos past its budget, unanswered", "[host][admission]") {
     test::token_issuer issuer;
-    auto o = test::local_options();
-    o.fleet = issuer.fleet;
-    o.token_keys = {public_key_of(issuer.key)};
+    auto o = token_mode(issuer);
     o.hellos_per_second = 1;
     o.hello_burst = 2;
     rig r{o};
@@ -344,9 +348,7 @@ TEST_CASE("admission: open mode drops an address's hellos past its budget, unans
 TEST_CASE("admission: a join token admits one connection at a time and comes back once it has ended",
           "[host][admission]") {
     test::token_issuer issuer;
-    auto o = test::local_options();
-    o.fleet = issuer.fleet;
-    o.token_keys = {public_key_of(issuer.key)};
+    auto o = token_mode(issuer);
     rig r{o};
     const auto params = test::params_of(2, 9);
     const auto tok = issuer.sign(issuer.token("m1", 1, 77, params));
@@ -407,9 +409,7 @@ TEST_CASE("admission: an ended match stays ended however many others end after i
           "handed to the ledger with its tokens' expiry",
           "[host][admission]") {
     test::token_issuer issuer;
-    auto o = test::local_options();
-    o.fleet = issuer.fleet;
-    o.token_keys = {public_key_of(issuer.key)};
+    auto o = token_mode(issuer);
     o.clock_skew_s = 30;
     rig r{o};
     std::vector<std::pair<std::string, std::uint64_t>> persisted;
