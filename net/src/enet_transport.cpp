@@ -83,10 +83,39 @@ public:
     }
 
     ~enet_transport() override {
+        if (!server_) linger();
         for (auto &[id, peer] : peers_) enet_peer_disconnect_now(peer, 0);
         enet_host_flush(host_);
         enet_host_destroy(host_);
         release_enet();
+    }
+
+    // A client that asked to disconnect (a player leaving with a goodbye) waits, before its host
+    // goes, until the server has acknowledged what it sent and the disconnect completes — at most
+    // a few round trips, never over close_timeout_ms. ENet's receiver discards what it has queued
+    // from a peer when that peer's disconnect arrives: without the wait, a goodbye sent just
+    // before the transport is destroyed was often lost (docs/net.md, "Transports", Leaving).
+    void linger() {
+        const auto it = peers_.find(0);
+        if (it == peers_.end()) return;
+        const ENetPeer *peer = it->second;
+        if (peer->state != ENET_PEER_STATE_DISCONNECT_LATER && peer->state != ENET_PEER_STATE_DISCONNECTING) return;
+        using clock = std::chrono::steady_clock;
+        const auto bound = std::chrono::milliseconds(
+            std::min<std::uint64_t>(close_timeout_ms, 4u * std::uint64_t{peer->roundTripTime} + 100u));
+        const auto start = clock::now();
+        const servicing_scope scope{this};
+        ENetEvent ev;
+        while (clock::now() - start < bound) {
+            const int n = enet_host_service(host_, &ev, 5);
+            if (n < 0) return;
+            if (n == 0) continue;
+            if (ev.type == ENET_EVENT_TYPE_RECEIVE) enet_packet_destroy(ev.packet);
+            if (ev.type == ENET_EVENT_TYPE_DISCONNECT) {
+                peers_.erase(0); // gone for good: nothing left to disconnect now
+                return;
+            }
+        }
     }
 
     // The pending server peer is not configured here: ENet drops a connection whose peer gets

@@ -6,6 +6,7 @@
 #include <common/test_game.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -702,4 +703,44 @@ TEST_CASE("a server session drops a connection that sent an oversized ENet packe
     REQUIRE(ends.size() == 1);
     CHECK(ends[0].cause == disconnect_cause::violation);
     CHECK_THAT(ends[0].text, Catch::Contains("sent a packet of 204800 bytes; the limit is 65536"));
+}
+
+TEST_CASE("a client destroyed right after its last reliable packet and its disconnect still gets the packet delivered",
+          "[net][enet]") {
+    // ENet's receiver discards what it has queued from a peer when that peer's disconnect arrives:
+    // a client destroyed right after its goodbye (a player quitting) lost the goodbye whenever both
+    // datagrams reached the server before its next service, and the server logged "connection
+    // closed" instead of "left the match". The client's transport now lingers until the server
+    // has acknowledged what it sent.
+    auto server = make_enet_server(0, patient(), "127.0.0.1");
+    REQUIRE(server.ok());
+    auto client = make_enet_client("127.0.0.1", (*server)->local_port(), patient());
+    REQUIRE(client.ok());
+    recorder on_server, on_client;
+    const peer_id id = join(**server, on_server, wall_ms(), **client, on_client);
+    (*server)->admit(id);
+
+    std::atomic<bool> go{false};
+    std::vector<std::string> order; // what the server saw, in order, once it services again
+    std::thread server_thread{[&] {
+        while (!go) std::this_thread::yield();
+        // Both datagrams (the goodbye, then the disconnect) are in the server's socket by now
+        // unless the client waits for the goodbye's acknowledgement.
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        const auto start = wall_ms();
+        while (on_server.disconnects.empty() && wall_ms() - start < give_up_ms) {
+            const std::size_t received = on_server.received.size();
+            (*server)->poll(wall_ms(), on_server);
+            if (on_server.received.size() > received) order.emplace_back("goodbye");
+            if (!on_server.disconnects.empty()) order.emplace_back("disconnect");
+            (void)(*server)->wait(std::chrono::milliseconds(1));
+        }
+    }};
+    (*client)->send(0, wire::channel::control, bytes(16));
+    (*client)->flush();
+    (*client)->disconnect(0);
+    go = true;
+    (*client).reset(); // the game quits: the transport goes at once
+    server_thread.join();
+    CHECK(order == std::vector<std::string>{"goodbye", "disconnect"});
 }
