@@ -206,6 +206,8 @@ int run_server(const server_settings &s) {
         if (!r.replay_path.empty())
             std::printf("; replay %s (%llu bytes)", line(r.replay_path).c_str(),
                         static_cast<unsigned long long>(r.replay_bytes));
+        // Not only in the host's log: a lost replay is what an operator must see.
+        if (r.recording_failed) std::printf("; recording failed: %s", line(r.recording_error).c_str());
         std::printf("; match %s (%s)\n", line(r.match_id).c_str(), line(r.end_reason).c_str());
         std::fflush(stdout);
     });

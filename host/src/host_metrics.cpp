@@ -118,6 +118,9 @@ std::string to_prometheus(const host_metrics &m) {
     help(o, "retcon_host_matches_failed_total", "counter",
          "Matches ended by an exception in the game or a misuse report.");
     line(o, "retcon_host_matches_failed_total %llu\n", u(m.matches_failed));
+    help(o, "retcon_host_recordings_failed_total", "counter",
+         "Matches whose replay could not be written (their results say recording_failed).");
+    line(o, "retcon_host_recordings_failed_total %llu\n", u(m.recordings_failed));
     help(o, "retcon_host_admissions_total", "counter", "Connections routed to a match.");
     line(o, "retcon_host_admissions_total %llu\n", u(m.admissions));
     help(o, "retcon_host_refusals_total", "counter", "Connections refused (join tokens, drain, full, malformed).");

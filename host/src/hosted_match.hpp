@@ -38,6 +38,7 @@ struct hosted_match {
     std::uint64_t joins = 0;
     std::filesystem::path replay;
     bool recording_failed = false;
+    std::string recording_error; ///< the first failure's event text: the path and why
     std::vector<slot_result> slots;
     match_metrics m;
     // Tick timing, written by the wrapped step and the confirmed-frame callback (tick_costs).

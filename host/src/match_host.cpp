@@ -24,6 +24,7 @@
 #include "match_lifecycle.hpp"
 #include "metrics_publisher.hpp"
 #include "metrics_server.hpp"
+#include "replay_dir.hpp"
 #include "result_writer.hpp"
 #include "scheduler.hpp"
 
@@ -281,8 +282,13 @@ struct match_host::impl final : admission_host {
         publish();
         mux.flush();
         results.close(); // every result written before run returns
-        if (life.recording_failed()) exit_status = 1;
-        log("stopped: " + std::to_string(metrics.live().matches_ended) + " matches ended");
+        // A replay asked for and not written is data lost: the status says so (docs/hosting.md,
+        // "Exit status"), as each such match's result and the recordings_failed counter do.
+        const auto lost = metrics.live().recordings_failed;
+        if (lost != 0) exit_status = 1;
+        log("stopped: " + std::to_string(metrics.live().matches_ended) + " matches ended" +
+            (lost == 0 ? "" : ", " + std::to_string(lost) + " of their replays could not be written") +
+            (exit_status == 0 ? "" : " (exit status " + std::to_string(exit_status) + ")"));
         return exit_status;
     }
 };
@@ -313,6 +319,13 @@ result<std::unique_ptr<match_host>> match_host::create(host_options options, gam
         return result<std::unique_ptr<match_host>>{
             errc::invalid_argument, "match_host: " + options.single_replay_path.string() +
                                         " exists; a replay is never overwritten (move it away or choose another path)"};
+    // Replays have somewhere to go before any match opens, in both modes (docs/hosting.md,
+    // "Replay directory"): a directory that is missing is made, one that cannot be is refused here.
+    for (const auto &dir : {options.replay_dir, options.single_replay_path.parent_path()}) {
+        if (dir.empty()) continue;
+        if (auto ready = prepare_replay_dir(dir); !ready)
+            return result<std::unique_ptr<match_host>>{ready.code(), "match_host: " + ready.message()};
+    }
     // Token mode with replays: ended match ids survive a restart in the ledger beside them.
     ended_matches ended;
     if (!options.token_keys.empty() && !options.replay_dir.empty()) {

@@ -34,7 +34,10 @@ event_effect apply_event(hosted_match &m, const session_event &ev) {
     case session_event_kind::recording_failed:
         // A forensic desync file that could not be written is not the replay.
         if (ev.path != m.replay.string()) return event_effect::none;
+        // The first failure stopped the recording: it is the reason, and the one counted.
+        if (m.recording_failed) return event_effect::none;
         m.recording_failed = true;
+        m.recording_error = ev.text;
         return event_effect::recording_failed;
     default: return event_effect::none;
     }
@@ -76,6 +79,8 @@ match_result result_of(const hosted_match &m, std::uint64_t now_us) {
         for (auto &s : r.slots) s.player_id = m.session->slot_player(s.slot);
     }
     if (!m.replay.empty() && !m.recording_failed) r.replay_path = m.replay.string();
+    r.recording_failed = m.recording_failed;
+    r.recording_error = m.recording_error;
     return r;
 }
 
@@ -253,7 +258,7 @@ void match_lifecycle::fail(hosted_match &m, const std::string &what, std::uint64
 void match_lifecycle::handle_events(hosted_match &m) {
     if (!m.session) return;
     for (session_event ev; m.session->next_event(ev);) {
-        if (apply_event(m, ev) == event_effect::recording_failed) recording_failed_ = true;
+        if (apply_event(m, ev) == event_effect::recording_failed) ++live_.recordings_failed;
         log_match(m, "[frame " + std::to_string(ev.frame) + "] " + to_string(ev.kind) + " slot " +
                          std::to_string(ev.slot) + " " + ev.text);
     }
@@ -261,6 +266,8 @@ void match_lifecycle::handle_events(hosted_match &m) {
 
 void match_lifecycle::finish(std::size_t i, std::uint64_t now_us) {
     hosted_match &m = *matches_[i];
+    // What ending the session raised (a replay that could not be finished) belongs in its result.
+    handle_events(m);
     match_result r = result_of(m, now_us);
     r.bytes_in = mux_.bytes_in(m.route);
     r.bytes_out = mux_.bytes_out(m.route);

@@ -28,7 +28,7 @@ namespace retcon {
 enum class event_effect : std::uint8_t { none, joined, left, recording_failed };
 
 /// @brief Applies @p ev to @p m's record (joins, names, who was present at the end, a failed
-/// recording).
+/// recording). A failed recording is an effect once: its first failure, which stopped it.
 event_effect apply_event(hosted_match &m, const session_event &ev);
 
 /// @brief Why the running match @p m, with @p players players at @p now_us, ends now (nullopt:
@@ -69,8 +69,6 @@ public:
     /// @brief Matches not ending.
     [[nodiscard]] std::size_t running() const noexcept;
     [[nodiscard]] bool empty() const noexcept;
-    /// @brief A recording failed (the host's exit status is 1).
-    [[nodiscard]] bool recording_failed() const noexcept { return recording_failed_; }
 
     /// @brief Opens match @p id in a free place at @p now_us. A match whose replay file exists
     /// is refused as ended: a replay is never overwritten (docs/hosting.md, "Ended matches").
@@ -97,7 +95,8 @@ public:
             fail(m, e.what(), now_us);
         }
     }
-    /// @brief The session's events: the match's record and the log.
+    /// @brief The session's events: the match's record, the log, and the failed recordings'
+    /// counter (host_metrics::recordings_failed).
     void handle_events(hosted_match &m);
     /// @brief The ending match in place @p i has said its goodbyes: its result goes to the
     /// results thread and its place is free.
@@ -125,7 +124,6 @@ private:
     std::uint64_t skipped_ids_ = 0; // open ids passed over: their replays exist
     std::uint64_t next_open_us_ = 0;
     bool single_replay_used_ = false;
-    bool recording_failed_ = false;
 };
 
 } // namespace retcon

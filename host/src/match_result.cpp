@@ -42,6 +42,8 @@ std::string to_json(const match_result &r) {
         {"replay_path", r.replay_path},
         {"replay_bytes", r.replay_bytes},
         {"replay_hash", hex(r.replay_hash)},
+        {"recording_failed", r.recording_failed},
+        {"recording_error", r.recording_error},
         {"desyncs_verified", r.desyncs_verified},
         {"desyncs_unverified", r.desyncs_unverified},
         {"replaced_inputs", r.replaced_inputs},

@@ -30,3 +30,13 @@ TEST_CASE("metrics: refusals are counted by reason, one line for every reason an
     }
     CHECK(page.find("\nretcon_host_refusals_by_reason_total{reason=\"draining\"} 0\n") != std::string::npos);
 }
+
+TEST_CASE("metrics: replays that could not be written are counted", "[host][metrics]") {
+    host_metrics m;
+    CHECK(to_prometheus(m).find("\nretcon_host_recordings_failed_total 0\n") != std::string::npos);
+    m.recordings_failed = 3;
+    const std::string page = to_prometheus(m);
+    INFO(page);
+    CHECK(page.find("# TYPE retcon_host_recordings_failed_total counter\n") != std::string::npos);
+    CHECK(page.find("\nretcon_host_recordings_failed_total 3\n") != std::string::npos);
+}

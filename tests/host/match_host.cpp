@@ -612,6 +612,115 @@ TEST_CASE("open mode numbers its matches past the replays an earlier run left, a
     CHECK_THAT(made.message(), Catch::Matchers::Contains("never overwritten"));
 }
 
+// ====================================================================== replay directory
+
+TEST_CASE("a replay directory that does not exist is made at start, in open and token mode, and recorded into",
+          "[host][replay_dir]") {
+    temp_dir dir;
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.replay_dir = dir / "new" / "replays";
+    o.match_duration_ms = 300;
+    o.reopen_matches = false;
+    host_thread h{o, counter_game};
+    CHECK(std::filesystem::is_directory(o.replay_dir)); // before run: create made it
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0);
+    const auto results = h.results_copy();
+    REQUIRE(results.size() == 1);
+    CHECK(results[0].replay_path == (o.replay_dir / "open-1.rcr").string());
+    CHECK_FALSE(results[0].recording_failed);
+    CHECK(results[0].recording_error.empty());
+    check_replay(results[0]);
+    CHECK(h.host->metrics().recordings_failed == 0);
+    CHECK_FALSE(h.logged("] recording_failed slot")); // the session's event
+    CHECK(h.logged(R"("recording_failed":false,"recording_error":"")"));
+
+    // Token mode keeps its ended-matches ledger there: a missing directory is made too.
+    token_issuer issuer;
+    auto t = local_options();
+    t.token_keys = {public_key_of(issuer.key)};
+    t.fleet = issuer.fleet;
+    t.replay_dir = dir / "token" / "replays";
+    auto made = match_host::create(t, counter_game);
+    INFO(made.message());
+    CHECK(made.ok());
+    CHECK(std::filesystem::is_directory(t.replay_dir));
+}
+
+TEST_CASE("a replay directory that is a regular file refuses to start, naming the path", "[host][replay_dir]") {
+    temp_dir dir;
+    const auto file = dir / "replays";
+    std::ofstream{file} << "not a directory";
+    for (const bool token_mode : {false, true}) {
+        INFO("token mode: " << token_mode);
+        token_issuer issuer;
+        auto o = local_options();
+        o.open_params = params_of(1, 1);
+        if (token_mode) {
+            o.token_keys = {public_key_of(issuer.key)};
+            o.fleet = issuer.fleet;
+        }
+        o.replay_dir = file;
+        auto refused = match_host::create(o, counter_game);
+        REQUIRE_FALSE(refused.ok());
+        CHECK_THAT(refused.message(), Catch::Matchers::Contains(file.string() + " exists and is not a directory"));
+        // Inside it, the file is named as the part that is not a directory.
+        o.replay_dir = file / "sub";
+        refused = match_host::create(o, counter_game);
+        REQUIRE_FALSE(refused.ok());
+        CHECK_THAT(refused.message(), Catch::Matchers::Contains("the replay directory " + o.replay_dir.string()));
+        CHECK_THAT(refused.message(), Catch::Matchers::Contains(file.string() + " exists and is not a directory"));
+    }
+    CHECK(std::filesystem::is_regular_file(file)); // left as it was
+    // demo_server --record into a directory that is a file: the same refusal.
+    auto single = local_options();
+    single.open_params = params_of(1, 1);
+    single.single_replay_path = file / "match.rcr";
+    auto refused = match_host::create(single, counter_game);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.message(), Catch::Matchers::Contains(file.string() + " exists and is not a directory"));
+}
+
+TEST_CASE("a replay that cannot be written is counted in the metrics and the result, and the exit status is 1",
+          "[host][replay_dir]") {
+    temp_dir dir;
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.replay_dir = dir.path();
+    o.match_duration_ms = 300;
+    o.reopen_matches = false;
+    // Between the host's check and the writer's exclusive create, something takes the replay's
+    // path (the game's factory runs in between): the recording fails at the match's first frame.
+    const auto taken = dir / "open-1.rcr";
+    const std::string precious = "someone else's file";
+    const game_factory racing = [&](const match_params &p) {
+        std::ofstream{taken, std::ios::binary} << precious;
+        return counter_game(p);
+    };
+    host_thread h{o, racing};
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 1);
+    const auto results = h.results_copy();
+    REQUIRE(results.size() == 1);
+    const auto &r = results[0];
+    CHECK(r.end_reason == "duration");
+    CHECK(r.recording_failed);
+    CHECK(r.replay_path.empty());
+    CHECK_THAT(r.recording_error, Catch::Matchers::StartsWith(taken.string() + ": "));
+    CHECK(h.host->metrics().recordings_failed == 1);
+    CHECK_THAT(to_prometheus(h.host->metrics()),
+               Catch::Matchers::Contains("\nretcon_host_recordings_failed_total 1\n"));
+    const auto line = to_json(r);
+    CHECK_THAT(line, Catch::Matchers::Contains(R"("recording_failed":true,"recording_error":")"));
+    CHECK(h.logged(line));
+    CHECK(h.logged("stopped: 1 matches ended, 1 of their replays could not be written (exit status 1)"));
+    const auto bytes = read_bytes(taken); // the exclusive create left it as it was
+    CHECK(std::string(reinterpret_cast<const char *>(bytes.data()), bytes.size()) == precious);
+}
+
 // ====================================================================== isolation
 
 TEST_CASE("a match whose game throws or misuses retcon ends alone while the others keep ticking", "[host]") {

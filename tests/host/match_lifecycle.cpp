@@ -54,10 +54,17 @@ TEST_CASE("lifecycle: joins name their slot, leaving clears presence until the m
     CHECK(apply_event(m, forensic) == event_effect::none);
     CHECK_FALSE(m.recording_failed);
     m.replay = "replays/m.rcr";
-    auto replay = event(session_event_kind::recording_failed, -1);
+    auto replay = event(session_event_kind::recording_failed, -1, "replays/m.rcr: No space left on device");
     replay.path = m.replay.string();
     CHECK(apply_event(m, replay) == event_effect::recording_failed);
     CHECK(m.recording_failed);
+    CHECK(m.recording_error == "replays/m.rcr: No space left on device");
+    // The first failure stopped the recording: a later one (finishing it) is neither counted
+    // again nor the reason.
+    auto again = event(session_event_kind::recording_failed, -1, "replays/m.rcr: finish: Bad file descriptor");
+    again.path = m.replay.string();
+    CHECK(apply_event(m, again) == event_effect::none);
+    CHECK(m.recording_error == "replays/m.rcr: No space left on device");
 }
 
 TEST_CASE("lifecycle: a running match ends for a drain, its duration, or being empty", "[host][lifecycle]") {
@@ -115,11 +122,16 @@ TEST_CASE("lifecycle: an ended match's result without a session is its record an
     CHECK(r.replay_path == "/tmp/none.rcr");
     // The hash of the last confirmed frame wins (a step that threw left the world between frames),
     // and a failed recording is no replay.
+    CHECK_FALSE(r.recording_failed);
+    CHECK(r.recording_error.empty());
     m.last_hash = 0x1234;
     m.recording_failed = true;
+    m.recording_error = "/tmp/none.rcr: No space left on device";
     r = result_of(m, 5 * s);
     CHECK(r.final_hash == 0x1234);
     CHECK(r.replay_path.empty());
+    CHECK(r.recording_failed);
+    CHECK(r.recording_error == "/tmp/none.rcr: No space left on device");
 }
 
 namespace {

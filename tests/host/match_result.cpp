@@ -16,6 +16,8 @@ TEST_CASE("match result: one line of JSON in the documented order, readable what
     r.final_hash = 0x00c0ffee12345678ull;
     r.duration_s = 20.004123;
     r.replay_hash = 0xfedcba9876543210ull;
+    r.recording_failed = true;
+    r.recording_error = "replays/m-1.rcr: No space left on device";
     slot_result s;
     s.slot = 1;
     s.player_id = 42;
@@ -33,6 +35,10 @@ TEST_CASE("match result: one line of JSON in the documented order, readable what
     REQUIRE_FALSE(j.is_discarded());
     CHECK(j["final_hash"] == "00c0ffee12345678");
     CHECK(j["replay_hash"] == "fedcba9876543210");
+    // Whether the replay was written, right after what it would have been.
+    CHECK(line.find(R"("replay_hash":"fedcba9876543210","recording_failed":true,)"
+                    R"("recording_error":"replays/m-1.rcr: No space left on device","desyncs_verified":0,)") !=
+          std::string::npos);
     CHECK(j["duration_s"].get<double>() == Approx(20.004).margin(1e-9));
     REQUIRE(j["slots"].size() == 1);
     CHECK(j["slots"][0]["name"] == "ev\"il\\\x01\xEF\xBF\xBD\xEF\xBF\xBD"); // each stray byte became U+FFFD

@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 # $d (the scenario's directory), $server, $port and $bots.
 start_host() {
   d=$dir/$1
-  mkdir -p "$d/replays"
+  mkdir -p "$d" # not its replays: the server makes them (docs/hosting.md, "Replay directory")
   "$server_bin" --port 0 --matches 2 --players 2 --replay-dir "$d/replays" --drain-grace "$2" --quiet \
     >"$d/server.log" 2>"$d/server.err" &
   server=$!; pids+=("$server")

@@ -81,6 +81,9 @@ struct host_metrics {
     std::uint32_t matches = 0;
     std::uint32_t players = 0;
     std::uint64_t matches_opened = 0, matches_ended = 0, matches_failed = 0;
+    /// @brief Matches whose replay could not be written (match_result::recording_failed),
+    /// counted when the recording fails.
+    std::uint64_t recordings_failed = 0;
     std::uint64_t admissions = 0;
     std::uint64_t refusals = 0;            ///< connections refused (tokens, drain, full, malformed)
     refusal_counts refusals_by_reason{};   ///< the same refusals, by why (they sum to `refusals`)

@@ -81,12 +81,14 @@ struct host_options {
     /// @{
     server_options session{}; ///< each match's session tuning (record_path is set per match)
     /// @brief Where each match's replay goes, as `<replay_dir>/<match id>.rcr` (empty: not
-    /// recorded). A replay is never overwritten: a match whose replay exists does not open, and
-    /// open mode numbers its matches past the replays there. In token mode the directory also
-    /// holds the ended-matches ledger (docs/hosting.md, "Ended matches").
+    /// recorded). `create` makes the directory if it is missing (mode 0750 less the umask) and
+    /// refuses one it cannot make or write in (docs/hosting.md, "Replay directory"). A replay is
+    /// never overwritten: a match whose replay exists does not open, and open mode numbers its
+    /// matches past the replays there. In token mode the directory also holds the ended-matches
+    /// ledger (docs/hosting.md, "Ended matches").
     std::filesystem::path replay_dir{};
     /// @brief Replaces the replay path of a host with one open match (demo_server --record); it
-    /// must not exist.
+    /// must not exist. Its directory is made as `replay_dir` is.
     std::filesystem::path single_replay_path{};
     std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
@@ -122,15 +124,20 @@ struct host_options {
 class match_host {
 public:
     /// @brief Binds the port and prepares the host; open mode opens its matches during `run`.
-    /// Refuses an existing `single_replay_path`, and in token mode with a `replay_dir` an
-    /// ended-matches ledger there that cannot be read (the error names the file and line).
+    /// Makes a missing `replay_dir`, and refuses one that is not a directory or that cannot be
+    /// made or written in (the error names the path and the system's reason), an existing
+    /// `single_replay_path`, and in token mode with a `replay_dir` an ended-matches ledger there
+    /// that cannot be read (the error names the file and line).
     static result<std::unique_ptr<match_host>> create(host_options options, game_factory factory);
     ~match_host();
     match_host(const match_host &) = delete;
     match_host &operator=(const match_host &) = delete;
 
     /// @brief Serves until drained (see the class comment). Returns the process exit status the
-    /// host suggests: 0 when every match ended with a complete replay, 1 if a replay failed.
+    /// host suggests (docs/hosting.md, "Exit status"): 0 when every match ended and every replay
+    /// asked for was written; 1 when a replay could not be written (its match's result says
+    /// `recording_failed`; host_metrics::recordings_failed counts them) or an open-mode match
+    /// could not be opened.
     int run();
     /// @brief Stop admitting and drain; a second call forces the ending. Safe from a signal
     /// handler and from any thread.

@@ -38,7 +38,12 @@ struct match_result {
     std::uint64_t joins = 0; ///< players who joined (reconnections count again)
     std::string replay_path; ///< empty: not recorded (or the recording failed)
     std::uint64_t replay_bytes = 0;
-    hash64 replay_hash = 0;                    ///< XXH3-64 of the replay file's bytes
+    hash64 replay_hash = 0; ///< XXH3-64 of the replay file's bytes
+    /// @brief The match was to be recorded and its replay could not be written (created,
+    /// added to or finished): `replay_path` is empty and the host's exit status is 1
+    /// (docs/hosting.md, "Exit status").
+    bool recording_failed = false;
+    std::string recording_error{};             ///< why, with the path (empty unless recording_failed)
     std::uint64_t desyncs_verified = 0;        ///< uploads that differed from the server's world
     std::uint64_t desyncs_unverified = 0;      ///< claims no upload verified
     std::uint64_t replaced_inputs = 0;         ///< over all slots
