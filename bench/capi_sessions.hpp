@@ -8,7 +8,7 @@
 //   cpp_tick           client_session / server_session with a step_function: poll, then tick()
 //                      while a frame is due
 //   cpp_tick_requests  the same sessions through tick_requests(), the caller stepping each request
-//   c_callback         rc_client / rc_server with an rc_session_step_fn
+//   c_callback         rc_client / rc_server with an rc_step_fn
 //   c_poll             rc_client / rc_server in poll mode: update, then next_request / step /
 //                      request_done until none
 // Each side's calls per update (server, or both clients) are one virtual call, so a benchmark or
@@ -281,7 +281,7 @@ public:
         cfg.no_repeat = no_repeat;
         cfg.no_repeat_size = sizeof no_repeat;
 
-        const rc_session_step_fn step = Poll ? nullptr : c_step;
+        const rc_step_fn step = Poll ? nullptr : c_step;
         must(rc_sim_network_create(seed, &net_));
         must(rc_sim_network_server(net_, &server_end_));
         must(rc_server_create(&cfg, server_world_, server_end_, step, &tally_id_, nullptr, &server_));

@@ -59,7 +59,7 @@ int run_client(const client_settings &s) {
     game g;
     // Only what is compiled in matters here (input layout, content version); the player slots,
     // tick rate and input delay come from the server's welcome.
-    const auto config = make_config(1);
+    const client_config config = make_client_config();
     // The token file is read before anything connects: a bad one stops here, naming the file.
     const bool keep_token = !s.token_file.empty() && !s.spectate; // a spectator has no slot to keep
     reconnect_token stored;                                       // what the token file holds (empty: none yet)

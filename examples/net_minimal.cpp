@@ -106,7 +106,9 @@ int main(int argc, char **argv) {
     options.record_path = replay; // the server records the match: one line
     retcon::server_session server{config, server_world, step, **server_link, options};
 
-    // Clients: only the address. Players, tick rate and delays come from the server's welcome.
+    // Clients: only the address and the input type; players, tick rate and delays come from the welcome.
+    auto client_config = retcon::make_client_config<Input>();
+    client_config.prediction.no_repeat<Input>("fire");
     std::vector<std::unique_ptr<player>> players;
     for (std::uint32_t i = 0; i < 3; ++i) {
         auto p = std::make_unique<player>();
@@ -116,8 +118,7 @@ int main(int argc, char **argv) {
         p->link = std::move(*link);
         retcon::client_options bot;
         bot.name = "bot";
-        p->session = std::make_unique<retcon::client_session>(retcon::make_session_config<Input>(1), p->world, step,
-                                                              *p->link, bot);
+        p->session = std::make_unique<retcon::client_session>(client_config, p->world, step, *p->link, bot);
         p->seed = 0x9E3779B9u * (i + 1u);
         players.push_back(std::move(p));
     }

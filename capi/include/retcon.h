@@ -43,8 +43,9 @@
 extern "C" {
 #endif
 
-/** The ABI version this header describes; rc_abi_version() returns the library's. */
-#define RC_ABI_VERSION 1u
+/** The ABI version this header describes; rc_abi_version() returns the library's. 2: one
+ *  rc_step_fn for replay verification and sessions (rc_session_step_fn is gone). */
+#define RC_ABI_VERSION 2u
 RC_API uint32_t rc_abi_version(void);
 
 /** What a call did. RC_OK is 0; every other value is a failure with a message. */
@@ -281,6 +282,31 @@ RC_API rc_status rc_diff_pool(const rc_diff *diff, uint32_t index, rc_pool_diff 
 /** The full report as JSON (the `retcon diff --json` object) into a caller buffer. */
 RC_API rc_status rc_diff_json(const rc_diff *diff, char *buffer, size_t capacity, size_t *needed);
 
+/* ------------------------------------------------------------------ frames and the step (docs/frames.md) */
+
+/** One frame of every player's input, as the step sees it: the C view of frame_inputs
+ *  (docs/frames.md). Slot s's flags are flags[s] (0: empty slot, 1: present, 3: present and
+ *  replaced by the server); its input is the input_size bytes at inputs + s * input_size.
+ *  record is the whole record (flags, then inputs), as replays store it. Valid during the step. */
+typedef struct rc_frame_inputs {
+    rc_frame frame;
+    uint32_t players;
+    uint32_t input_size;
+    const uint8_t *flags;
+    const uint8_t *inputs;
+    const void *record;
+    size_t record_size;
+} rc_frame_inputs;
+
+/** The game's step, one signature for replay verification and sessions alike (C++
+ *  step_function): advance @p world by one frame with @p inputs, changing nothing else; return 0.
+ *  Anything else refuses the frame: rc_replay_verify then fails, a session ends
+ *  (RC_EVENT_SESSION_FAILED; the update that called it still returns RC_OK). A session call
+ *  from inside it that would change the session (update, end_match, leave, destroy) fails and
+ *  ends the session too; the update then returns RC_ERR_ARGUMENT. Bindings whose callbacks can
+ *  raise (Python's ctypes returns 0 when one does) must catch and return non-zero. */
+typedef int (*rc_step_fn)(rc_world *world, const rc_frame_inputs *inputs, void *user);
+
 /* ------------------------------------------------------------------ replays */
 
 typedef struct rc_replay_settings {
@@ -331,11 +357,6 @@ RC_API rc_status rc_replay_keyframe_frame(const rc_replay *replay, uint32_t inde
 /** Restores the latest keyframe at or before @p frame into @p world; *out_frame gets its frame. */
 RC_API rc_status rc_replay_seek(const rc_replay *replay, rc_world *world, rc_frame frame, rc_frame *out_frame);
 
-/** The game's step: advance @p world by one frame with the inputs in @p record. Return 0 on
- *  success; anything else stops verification (rc_replay_verify then fails). Bindings whose
- *  callbacks can raise (Python's ctypes returns 0 when one does) must catch and return non-zero. */
-typedef int (*rc_step_fn)(rc_world *world, rc_frame frame, const void *record, size_t size, void *user);
-
 typedef struct rc_verify_report {
     uint32_t struct_size; /* sizeof(rc_verify_report) */
     uint64_t frames_checked;
@@ -351,20 +372,6 @@ RC_API rc_status rc_replay_verify(const rc_replay *replay, rc_world *world, rc_s
                                   rc_verify_report *out);
 
 /* ------------------------------------------------------------------ sessions (docs/c-api.md, "Sessions") */
-
-/** One frame of every player's input, as the step sees it: the C view of frame_inputs
- *  (docs/frames.md). Slot s's flags are flags[s] (0: empty slot, 1: present, 3: present and
- *  replaced by the server); its input is the input_size bytes at inputs + s * input_size.
- *  record is the whole record (flags, then inputs), as replays store it. Valid during the step. */
-typedef struct rc_frame_inputs {
-    rc_frame frame;
-    uint32_t players;
-    uint32_t input_size;
-    const uint8_t *flags;
-    const uint8_t *inputs;
-    const void *record;
-    size_t record_size;
-} rc_frame_inputs;
 
 /** The settings of a match (C++ session_config; docs/net.md). Fill it with
  *  rc_session_config_default, then set what differs. A client adopts tick_hz, max_players and
@@ -516,13 +523,6 @@ typedef struct rc_request {
                                can grow) */
 } rc_request;
 
-/** Callback mode: the game's step. Advance @p world by one frame with @p inputs, changing
- *  nothing else; return 0. Anything else ends the session (RC_EVENT_SESSION_FAILED; the update
- *  that called it still returns RC_OK). A session call from inside it that would change the
- *  session (update, end_match, leave, destroy) fails and ends the session too; the update then
- *  returns RC_ERR_ARGUMENT. */
-typedef int (*rc_session_step_fn)(rc_world *world, const rc_frame_inputs *inputs, void *user);
-
 /* Transports. A session uses one; destroy the session first. */
 typedef struct rc_transport rc_transport;
 RC_API void rc_transport_destroy(rc_transport *transport);
@@ -592,8 +592,7 @@ typedef struct rc_server rc_server;
  *  NULL: poll mode (rc_server_update prepares requests). @p options NULL: the defaults. The
  *  world and transport must outlive the server. */
 RC_API rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
-                                  rc_session_step_fn step, void *user, const rc_server_options *options,
-                                  rc_server **out);
+                                  rc_step_fn step, void *user, const rc_server_options *options, rc_server **out);
 RC_API void rc_server_destroy(rc_server *server);
 RC_API const char *rc_server_last_error(const rc_server *server);
 /** Receives what arrived by @p now_ms and runs every frame due: callback mode steps them here;
@@ -652,10 +651,12 @@ typedef struct rc_client_info {
 } rc_client_info;
 
 typedef struct rc_client rc_client;
-/** A client stepping @p world (step NULL: poll mode, as for rc_server_create). */
+/** A client stepping @p world (step NULL: poll mode, as for rc_server_create). Of @p config it
+ *  uses input_size, input_layout_hash, content_version, no_repeat and its local tuning: leave
+ *  tick_hz, max_players and the input delays at rc_session_config_default's, the welcome
+ *  replaces them with the server's. */
 RC_API rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
-                                  rc_session_step_fn step, void *user, const rc_client_options *options,
-                                  rc_client **out);
+                                  rc_step_fn step, void *user, const rc_client_options *options, rc_client **out);
 RC_API void rc_client_destroy(rc_client *client);
 RC_API const char *rc_client_last_error(const rc_client *client);
 /** Receives what arrived by @p now_ms and runs every frame due with this player's @p input

@@ -4,7 +4,7 @@
 #include <cstring>
 
 struct rc_client final : retcon::capi::session_handle {
-    rc_client(rc_world &w, rc_transport &t, rc_session_step_fn step, void *user, retcon::session_config config,
+    rc_client(rc_world &w, rc_transport &t, rc_step_fn step, void *user, retcon::session_config config,
               retcon::client_options options)
         : session_handle{w, t, step, user}, session{std::move(config), w.world,
                                                     retcon::capi::steps_only_through_requests(), *t.transport,
@@ -89,8 +89,8 @@ rc_status rc_client_options_default(rc_client_options *out) {
     return RC_OK;
 }
 
-rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
-                           rc_session_step_fn step, void *user, const rc_client_options *options, rc_client **out) {
+rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_transport *transport, rc_step_fn step,
+                           void *user, const rc_client_options *options, rc_client **out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!world || !transport || !out)

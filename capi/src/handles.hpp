@@ -113,6 +113,20 @@ inline std::optional<frame_t> to_frame_c(rc_frame f) noexcept {
     return static_cast<frame_t>(f);
 }
 
+/// The C view of a frame's inputs, as every rc_step_fn sees them (replay verification and
+/// sessions): pointers into @p in's record, valid while it is.
+inline rc_frame_inputs to_c(const frame_inputs &in) noexcept {
+    const auto record = in.record();
+    const auto *bytes = reinterpret_cast<const std::uint8_t *>(record.data());
+    return {in.frame(),
+            static_cast<std::uint32_t>(in.players()),
+            static_cast<std::uint32_t>(in.input_size()),
+            bytes,
+            bytes + in.players(),
+            record.data(),
+            record.size()};
+}
+
 /// Reports @p frame as beyond retcon's 32-bit frames (what to_frame_c refused).
 rc_status bad_frame(std::string &where, const char *what, rc_frame frame) noexcept;
 

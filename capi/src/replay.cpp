@@ -212,9 +212,8 @@ rc_status rc_replay_verify(const rc_replay *cr, rc_world *w, rc_step_fn step, vo
         if (w->world.schema_hash() != r->reader.schema().hash())
             return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_verify: the world's schema is not the replay's");
         const step_function c_step = [w, step, user](world &, const frame_inputs &in) {
-            const auto rec = in.record();
-            if (const int code = step(w, in.frame(), rec.data(), rec.size(), user); code != 0)
-                throw step_refused{code, in.frame()};
+            const rc_frame_inputs inputs = to_c(in);
+            if (const int code = step(w, &inputs, user); code != 0) throw step_refused{code, in.frame()};
         };
         ++w->epoch; // verify restores keyframes into the world
         try {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 struct rc_server final : retcon::capi::session_handle {
-    rc_server(rc_world &w, rc_transport &t, rc_session_step_fn step, void *user, retcon::session_config config,
+    rc_server(rc_world &w, rc_transport &t, rc_step_fn step, void *user, retcon::session_config config,
               retcon::server_options options)
         : session_handle{w, t, step, user}, session{std::move(config), w.world,
                                                     retcon::capi::steps_only_through_requests(), *t.transport,
@@ -85,8 +85,8 @@ rc_status rc_server_options_default(rc_server_options *out) {
     return RC_OK;
 }
 
-rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_transport *transport,
-                           rc_session_step_fn step, void *user, const rc_server_options *options, rc_server **out) {
+rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_transport *transport, rc_step_fn step,
+                           void *user, const rc_server_options *options, rc_server **out) {
     auto &err = thread_error();
     return guarded(err, [&] {
         if (!world || !transport || !out)

@@ -6,7 +6,7 @@
 
 namespace retcon::capi {
 
-session_handle::session_handle(rc_world &w, rc_transport &t, rc_session_step_fn step, void *user) noexcept
+session_handle::session_handle(rc_world &w, rc_transport &t, rc_step_fn step, void *user) noexcept
     : world{w}, transport_{t}, step_{step}, user_{user} {
     ++world.sessions;
     ++transport_.sessions;
@@ -156,18 +156,6 @@ rc_status session_handle::next_event(rc_event *out, int *has_event, const char *
     out->diverging = event_diverging.c_str();
     out->diverging_count = static_cast<std::uint32_t>(event.diverging.size());
     return RC_OK;
-}
-
-rc_frame_inputs to_c(const frame_inputs &in) noexcept {
-    const auto record = in.record();
-    const auto *bytes = reinterpret_cast<const std::uint8_t *>(record.data());
-    return {in.frame(),
-            static_cast<std::uint32_t>(in.players()),
-            static_cast<std::uint32_t>(in.input_size()),
-            bytes,
-            bytes + in.players(),
-            record.data(),
-            record.size()};
 }
 
 rc_status config_from_c(std::string &where, const rc_session_config *c, bool server_side, const char *what,

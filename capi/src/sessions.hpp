@@ -40,7 +40,7 @@ namespace retcon::capi {
 /// requests: the C++ session ends with `session_failed` carrying the reason.
 class session_handle {
 public:
-    session_handle(rc_world &w, rc_transport &t, rc_session_step_fn step, void *user) noexcept;
+    session_handle(rc_world &w, rc_transport &t, rc_step_fn step, void *user) noexcept;
     virtual ~session_handle();
     session_handle(const session_handle &) = delete;
     session_handle &operator=(const session_handle &) = delete;
@@ -89,7 +89,7 @@ private:
     void abandon(std::string why);
 
     rc_transport &transport_;
-    rc_session_step_fn step_;
+    rc_step_fn step_;
     void *user_;
     step_requests requests_;
     const step_request *current_ = nullptr; ///< handed out, not yet stepped
@@ -98,8 +98,6 @@ private:
     std::string misuse_; ///< misuse seen inside the callback: ends the session when it returns
 };
 
-/// @brief The C view of a frame's inputs.
-rc_frame_inputs to_c(const frame_inputs &in) noexcept;
 /// @brief Reads a session_config from its C struct into @p out, or says what is wrong in @p where.
 rc_status config_from_c(std::string &where, const rc_session_config *config, bool server_side, const char *what,
                         session_config &out);

@@ -10,7 +10,7 @@ module it writes holds, for everything the header declares:
     POINTER), with _fields_ in the header's order;
   - the enum constants as module integers, and each enum type as a ctypes integer;
   - the scalar typedefs (rc_entity, rc_frame) and the function-pointer typedefs
-    (rc_step_fn, rc_session_step_fn) as ctypes.CFUNCTYPE types whose parameters also take
+    (rc_step_fn) as ctypes.CFUNCTYPE types whose parameters also take
     None, a NULL callback (rc_server_create's step: NULL selects poll mode);
   - the macros the description carries (RC_ABI_VERSION, RC_NULL_ENTITY,
     RC_RECONNECT_TOKEN_SIZE);

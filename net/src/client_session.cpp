@@ -22,6 +22,22 @@ namespace retcon {
 
 namespace {
 constexpr std::size_t forensic_slots = 8;
+
+/// The session runs on a session_config: @p c's fields, with the match settings left at their
+/// defaults until the welcome replaces them. A problem is reported in @p c's own terms.
+session_config as_session_config(client_config &c) {
+    if (const std::string why = client_config_problem(c); !why.empty()) internal::misuse("%s", why.c_str());
+    session_config s;
+    s.input_size = c.input_size;
+    s.input_layout_hash = c.input_layout_hash;
+    s.content_version = c.content_version;
+    s.prediction = std::move(c.prediction);
+    s.prediction_window = c.prediction_window;
+    s.checksum_interval = c.checksum_interval;
+    s.interrupt_ms = c.interrupt_ms;
+    s.disconnect_ms = c.disconnect_ms;
+    return s;
+}
 } // namespace
 
 struct client_session::impl final : transport_handler, internal::coroutine_memory {
@@ -543,6 +559,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     }
 };
 
+client_session::client_session(client_config config, world &w, step_function step, transport &t, client_options options)
+    : impl_{std::make_unique<impl>(as_session_config(config), w, std::move(step), t, std::move(options))} {}
 client_session::client_session(session_config config, world &w, step_function step, transport &t,
                                client_options options)
     : impl_{std::make_unique<impl>(std::move(config), w, std::move(step), t, std::move(options))} {}

@@ -14,6 +14,11 @@ namespace retcon::internal {
 /// tick rate, input delays) from the server's welcome, so only the server's are checked.
 enum class config_side : std::uint8_t { server, client };
 
+/// @brief The rules a client checks in its own config, named as fields of @p type
+/// ("session_config" or "client_config"): what is wrong, or an empty string.
+[[nodiscard]] std::string local_config_problem(const char *type, std::uint16_t input_size,
+                                               std::uint32_t prediction_window);
+
 /// @brief Reports a session_config outside what the protocol can carry (misuse, all builds;
 /// docs/net.md, "session_config"); `session_config_problem` says what is wrong.
 inline void check_config(const session_config &c, config_side side = config_side::server) {

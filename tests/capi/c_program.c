@@ -236,10 +236,11 @@ typedef struct step_user {
     int errors;
 } step_user;
 
-/* One frame of the game. Structural changes happen after the queries are done. */
-static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_t size, void *user_data) {
+/* One frame of the game, the rc_step_fn that replay verification calls as sessions do.
+ * Structural changes happen after the queries are done. */
+static int step(rc_world *world, const rc_frame_inputs *in, void *user_data) {
     step_user *user = (step_user *)user_data;
-    const unsigned char *record = (const unsigned char *)record_bytes;
+    const rc_frame frame = in->frame;
     const int before = failures;
     int32_t push = 0;
     config *cfg = NULL;
@@ -251,12 +252,15 @@ static int step(rc_world *world, rc_frame frame, const void *record_bytes, size_
     int has = 0;
     uint32_t s, i;
 
-    CHECK(size == RECORD_SIZE);
-    if (size != RECORD_SIZE) return 1;
+    CHECK(in->players == PLAYERS && in->input_size == INPUT_SIZE && in->record_size == RECORD_SIZE);
+    if (in->players != PLAYERS || in->input_size != INPUT_SIZE || in->record_size != RECORD_SIZE) return 1;
+    /* flags and inputs are views into the record (docs/frames.md) */
+    CHECK((const void *)in->flags == in->record);
+    CHECK(in->inputs == in->flags + PLAYERS);
     for (s = 0; s < PLAYERS; ++s) {
         int32_t input;
-        if (!record[s]) continue;
-        memcpy(&input, record + PLAYERS + s * INPUT_SIZE, INPUT_SIZE);
+        if (!in->flags[s]) continue;
+        memcpy(&input, in->inputs + s * INPUT_SIZE, INPUT_SIZE);
         push += input;
     }
 
@@ -359,13 +363,28 @@ static uint64_t world_hash(const rc_world *world) {
     return h;
 }
 
+/* The C view of frame @p f's @p record, as retcon hands it to a step. */
+static rc_frame_inputs inputs_of(rc_frame f, const unsigned char *record) {
+    rc_frame_inputs in;
+    in.frame = f;
+    in.players = PLAYERS;
+    in.input_size = INPUT_SIZE;
+    in.flags = record;
+    in.inputs = record + PLAYERS;
+    in.record = record;
+    in.record_size = RECORD_SIZE;
+    return in;
+}
+
 /* Steps frames [first, last] with the canonical inputs, saving each into @p ring if any. */
 static void run(rc_world *world, rc_ring *ring, rc_frame first, rc_frame last, uint64_t *hashes) {
     unsigned char record[RECORD_SIZE];
+    rc_frame_inputs in;
     rc_frame f;
     for (f = first; f <= last; ++f) {
         make_record(f, record);
-        CHECK(step(world, f, record, sizeof record, NULL) == 0);
+        in = inputs_of(f, record);
+        CHECK(step(world, &in, NULL) == 0);
         if (ring != NULL) CHECK_CALL(rc_ring_save(ring, world, f), rc_ring_last_error(ring));
         if (hashes != NULL) hashes[f] = world_hash(world);
     }
@@ -510,6 +529,7 @@ static void test_replay(const rc_schema *schema, const char *dir) {
     rc_replay_info info;
     rc_verify_report report;
     unsigned char record[RECORD_SIZE];
+    rc_frame_inputs in;
     rc_frame f;
     if (world == NULL) return;
     snprintf(path, sizeof path, "%s/c_program.rcr", dir);
@@ -527,7 +547,8 @@ static void test_replay(const rc_schema *schema, const char *dir) {
     if (writer == NULL) return;
     for (f = 0; f < FRAMES; ++f) {
         make_record(f, record);
-        CHECK(step(world, f, record, sizeof record, NULL) == 0);
+        in = inputs_of(f, record);
+        CHECK(step(world, &in, NULL) == 0);
         CHECK_CALL(rc_replay_writer_add_frame(writer, record, sizeof record, world),
                    rc_replay_writer_last_error(writer));
     }

@@ -236,7 +236,6 @@ static int print_sizes(void) {
     SIZE(rc_step_fn);
     SIZE(rc_event_kind);
     SIZE(rc_client_state);
-    SIZE(rc_session_step_fn);
     return 0;
 }
 

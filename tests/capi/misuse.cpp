@@ -178,22 +178,32 @@ rc_replay_settings replay_settings() {
 }
 
 /// The step used for replays here: adds the present inputs to the clock.
-int clock_step(rc_world *w, rc_frame, const void *record, std::size_t size, void *user) {
+int clock_step(rc_world *w, const rc_frame_inputs *inputs, void *user) {
     const auto clock = *static_cast<const std::uint32_t *>(user);
-    if (size != record_size) return 1;
+    if (inputs->record_size != record_size || inputs->players != players || inputs->input_size != input_size) return 1;
     void *p = nullptr;
     if (rc_resource_get(w, clock, &p) != RC_OK) return 1;
-    const auto *bytes = static_cast<const unsigned char *>(record);
     for (std::size_t s = 0; s < players; ++s) {
-        if (!bytes[s]) continue;
+        if (!inputs->flags[s]) continue;
         std::int32_t in = 0;
-        std::memcpy(&in, bytes + players + s * input_size, input_size);
+        std::memcpy(&in, inputs->inputs + s * input_size, input_size);
         static_cast<clock_res *>(p)->ticks += static_cast<std::uint64_t>(in) + 1u;
     }
     return 0;
 }
 
-int failing_step(rc_world *, rc_frame frame, const void *, std::size_t, void *) { return frame >= 3 ? 7 : 0; }
+int failing_step(rc_world *, const rc_frame_inputs *inputs, void *) { return inputs->frame >= 3 ? 7 : 0; }
+
+/// The C view of frame @p f's @p record, as retcon hands it to a step.
+rc_frame_inputs inputs_of(rc_frame f, const std::vector<unsigned char> &record) {
+    return {f,
+            static_cast<std::uint32_t>(players),
+            static_cast<std::uint32_t>(input_size),
+            record.data(),
+            record.data() + players,
+            record.data(),
+            record.size()};
+}
 
 std::vector<unsigned char> record_for(rc_frame f) {
     std::vector<unsigned char> r(record_size, 0);
@@ -213,7 +223,8 @@ void record_replay(fixture &f, const std::filesystem::path &path, rc_frame frame
     REQUIRE_OK(rc_replay_writer_create(path.c_str(), f.world, 0, &settings, &writer), rc_last_error());
     for (rc_frame fr = 0; fr < frames; ++fr) {
         const auto record = record_for(fr);
-        REQUIRE(clock_step(f.world, fr, record.data(), record.size(), &f.r_clock) == 0);
+        const rc_frame_inputs inputs = inputs_of(fr, record);
+        REQUIRE(clock_step(f.world, &inputs, &f.r_clock) == 0);
         REQUIRE_OK(rc_replay_writer_add_frame(writer, record.data(), record.size(), f.world),
                    rc_replay_writer_last_error(writer));
     }

@@ -29,7 +29,7 @@ struct pad_input {
 /// step counts frames in. Both sessions in the same mode.
 class match {
 public:
-    explicit match(rc_session_step_fn step, void *user = nullptr) {
+    explicit match(rc_step_fn step, void *user = nullptr) {
         REQUIRE(rc_schema_create(&schema) == RC_OK);
         const rc_type_desc d{sizeof(rc_type_desc), "ticks", sizeof(ticks), ticks_fields, 1};
         REQUIRE(rc_schema_resource(schema, &d, &resource) == RC_OK);

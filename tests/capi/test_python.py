@@ -534,12 +534,19 @@ def verify_replay(schema, replay_path, hashes, records):
         def run_verify(mutate_at=None, refuse_at=None):
             errors = []
 
-            def c_step(world_ptr, frame, record_ptr, size, user):
+            def c_step(world_ptr, inputs_ptr, user):
                 # Exceptions must not escape into C (ctypes would print them and return 0,
                 # which reads as success): turn them into a non-zero return.
                 try:
                     w = World.wrap(world_ptr)
-                    step(w, frame, ctypes.string_at(record_ptr, size))
+                    inputs = inputs_ptr.contents
+                    frame = inputs.frame
+                    record = ctypes.string_at(inputs.record, inputs.record_size)
+                    check(inputs.players == PLAYERS and inputs.input_size == INPUT_SIZE,
+                          "frame %d: the step sees %d players of %d bytes" % (frame, inputs.players, inputs.input_size))
+                    check(ctypes.string_at(inputs.flags, inputs.players) == record[:inputs.players],
+                          "frame %d: flags are not the record's first bytes" % frame)
+                    step(w, frame, record)
                     if frame == mutate_at:
                         w.resource(RNG, Rng).state ^= 1
                     return 1 if frame == refuse_at else 0

@@ -6,6 +6,7 @@
 #include <retcon/host/join_token.hpp>
 #include <retcon/host/match_host.hpp>
 #include <retcon/host/orchestrator.hpp>
+#include <retcon/net/client_config.hpp>
 #include <retcon/net/client_session.hpp>
 #include <retcon/net/enet_transport.hpp>
 #include <retcon/net/server_session.hpp>
@@ -20,6 +21,7 @@ namespace retcon::headers_test {
 client_options client() { return {.name = "ada"}; }
 server_options server() { return {.max_spectators = 2}; }
 session_config config() { return {.tick_hz = 30}; }
+client_config client_side() { return {.content_version = 2}; }
 enet_options enet() { return {.max_peers = 64}; }
 mux_options mux() { return {.unrouted_timeout_ms = 500}; }
 read_limits limits() { return {.max_file_bytes = 1u << 20}; }

@@ -1,4 +1,5 @@
 # Installs the build tree into a scratch prefix and builds + runs examples/consumer against it,
+# builds and runs the C and C++ examples by hand with pkg-config (docs/c-api.md's commands),
 # then checks that the determinism flags travel with the targets (docs/determinism.md#compiler-flags):
 # the consumer's C++ and C compile commands carry -ffp-contract=off, and neither opt-out
 # (the RETCON_NO_DETERMINISM_FLAGS variable, the target property) leaves it there.
@@ -78,11 +79,58 @@ if(NOT rc EQUAL 0 OR NOT c_out MATCHES "frames: 10, world hash")
   message(FATAL_ERROR "C consumer ran wrong (${rc}): ${c_out}${c_err}")
 endif()
 
-# 2. The project-wide opt-out, read by retconConfig.cmake at find_package(retcon).
+# 2. Without CMake, through the installed pkg-config files (cmake/pkgconfig.cmake).
+foreach(pc retcon retcon_c)
+  if(NOT EXISTS "${SCRATCH}/prefix/${LIBDIR}/pkgconfig/${pc}.pc")
+    message(FATAL_ERROR "${LIBDIR}/pkgconfig/${pc}.pc was not installed")
+  endif()
+endforeach()
+# A sanitized tree needs sanitized programs: cc and c++ are wrapped to add the tree's flags, so
+# the commands below stay as written.
+set(by_hand "${SCRATCH}/by-hand")
+file(MAKE_DIRECTORY "${by_hand}/bin")
+set(path_env "$ENV{PATH}")
+if(NOT CXX_FLAGS STREQUAL "" OR NOT LINK_FLAGS STREQUAL "")
+  foreach(compiler cc c++)
+    find_program(real_${compiler} ${compiler} REQUIRED NO_CACHE)
+    file(WRITE "${by_hand}/bin/${compiler}" "#!/bin/sh\nexec '${real_${compiler}}' \"$@\" ${CXX_FLAGS} ${LINK_FLAGS}\n")
+    file(CHMOD "${by_hand}/bin/${compiler}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  endforeach()
+  set(path_env "${by_hand}/bin:${path_env}")
+endif()
+# run_by_hand(<name> <script>): runs the shell script in ${by_hand}; its output must show the
+# program ran (hello_world and hello_c print "frames: 10").
+function(run_by_hand name script)
+  file(WRITE "${by_hand}/${name}.sh" "${script}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "PATH=${path_env}" sh -e "${by_hand}/${name}.sh"
+    WORKING_DIRECTORY "${by_hand}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "frames: 10")
+    message(FATAL_ERROR "${name} failed (${rc}), running:\n${script}\n${out}${err}")
+  endif()
+  message(STATUS "${name}: ${out}")
+endfunction()
+
+# docs/c-api.md's block, as written, with the scratch prefix and examples/hello_c.c as game.c:
+# pkg-config finds retcon_c.pc, and the program finds libretcon_c.so.0 when run.
+file(READ "${SOURCE_DIR}/docs/c-api.md" doc)
+if(NOT doc MATCHES "<!-- the installed-package test runs this block[^>]*-->\n```sh\n([^`]*)```")
+  message(FATAL_ERROR "docs/c-api.md has no sh block after its installed-package-test comment")
+endif()
+string(REPLACE "<prefix>" "${SCRATCH}/prefix" c_block "${CMAKE_MATCH_1}")
+file(COPY_FILE "${SOURCE_DIR}/examples/hello_c.c" "${by_hand}/game.c")
+run_by_hand(docs_c_api_pkg_config "${c_block}")
+
+# The C++ libraries the same way (retcon.pc): static archives and their dependencies.
+run_by_hand(cxx_pkg_config "export PKG_CONFIG_PATH='${SCRATCH}/prefix/${LIBDIR}/pkgconfig'
+c++ -std=c++20 '${SOURCE_DIR}/examples/hello_world.cpp' $(pkg-config --cflags --libs retcon) -o hello_world
+./hello_world
+")
+
+# 3. The project-wide opt-out, read by retconConfig.cmake at find_package(retcon).
 configure_consumer("${SCRATCH}/build-no-flags" -DRETCON_NO_DETERMINISM_FLAGS=ON)
 expect_flag("${SCRATCH}/build-no-flags" NO "RETCON_NO_DETERMINISM_FLAGS=ON")
 
-# 3. The per-target opt-out: the consuming target's RETCON_NO_DETERMINISM_FLAGS property.
+# 4. The per-target opt-out: the consuming target's RETCON_NO_DETERMINISM_FLAGS property.
 configure_consumer("${SCRATCH}/build-target-opt-out" -DCONSUMER_OPT_OUT_TARGET=ON)
 expect_flag("${SCRATCH}/build-target-opt-out" NO "target property RETCON_NO_DETERMINISM_FLAGS")
 

@@ -170,6 +170,12 @@ session_config make_config(std::uint8_t players, std::uint16_t tick_hz) {
     return c;
 }
 
+client_config make_client_config() {
+    // The server's config with its match settings dropped: one place says the prediction rule
+    // and content version, so the two sides cannot drift apart.
+    return retcon::make_client_config(make_config(1));
+}
+
 void init_world(world &w, const world_options &o) {
     match_state m{};
     for (auto &e : m.ship_of) e = null_entity;

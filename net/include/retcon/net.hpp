@@ -6,6 +6,7 @@
 
 #include <retcon/snapshot.hpp>
 
+#include "net/client_config.hpp"
 #include "net/client_session.hpp"
 #include "net/enet_transport.hpp"
 #include "net/events.hpp"

@@ -817,7 +817,7 @@ static unsafe class RetconTests {
     /// targets when it compiles the method, and Main must have loaded the library by then.
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Run(string probe) {
-        Check(Native.rc_abi_version() == 1, "rc_abi_version() is " + Native.rc_abi_version() + ", RC_ABI_VERSION 1");
+        Check(Native.rc_abi_version() == 2, "rc_abi_version() is " + Native.rc_abi_version() + ", RC_ABI_VERSION 2");
         Layouts(probe);
         Schema schema = DeclareSchema();
         ulong hash;

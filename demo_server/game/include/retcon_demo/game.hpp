@@ -6,6 +6,7 @@
 // rollbacks have thousands of entities to move. All maths is fixed-point, RNG state lives in the
 // world: the simulation is identical on every compiler and platform.
 #include <retcon/ecs.hpp>
+#include <retcon/net/client_config.hpp>
 #include <retcon/net/session_config.hpp>
 
 #include <cstdint>
@@ -99,8 +100,10 @@ std::uint64_t next_random(world &w);
 
 /// @brief The demo's schema (components, resources, group).
 schema make_schema();
-/// @brief Session settings for the demo's input type.
+/// @brief The server's session settings for the demo's input type.
 session_config make_config(std::uint8_t players, std::uint16_t tick_hz = 60);
+/// @brief A client's settings: make_config's without the match settings the welcome brings.
+client_config make_client_config();
 
 /// @brief Options for a new world.
 struct world_options {

@@ -14,6 +14,7 @@
 #include <retcon/ecs/world.hpp>
 #include <retcon/snapshot/fwd.hpp>
 
+#include "client_config.hpp"
 #include "events.hpp"
 #include "reconnect_token.hpp"
 #include "session_config.hpp"
@@ -51,7 +52,7 @@ enum class client_state : std::uint8_t { connecting, loading, running, rejected,
  * The game owns the world, the transport and the loop; the session owns no thread:
  *
  * @code
- * retcon::client_session client{config, world, step, *transport};
+ * retcon::client_session client{retcon::make_client_config<Input>(), world, step, *transport};
  * while (running) {
  *     client.poll(now_ms());
  *     while (client.should_tick(now_ms())) client.tick(read_local_input());
@@ -61,8 +62,8 @@ enum class client_state : std::uint8_t { connecting, loading, running, rejected,
  * @endcode
  *
  * The session needs from its config only what is compiled into the game (input size and
- * layout, content version, schema) plus its local tuning: player slots, tick rate and input
- * delay are the server's, adopted from the welcome (players(), tick_hz()).
+ * layout, content version, schema) plus its local tuning, a client_config: player slots, tick
+ * rate and input delay are the server's, adopted from the welcome (players(), tick_hz()).
  *
  * Each tick the session first applies confirmed inputs that arrived: if any differs from what
  * it predicted, it restores the first wrong frame from its snapshot ring and re-simulates to
@@ -75,6 +76,10 @@ enum class client_state : std::uint8_t { connecting, loading, running, rejected,
  */
 class client_session {
 public:
+    /// @brief A session stepping @p w with @p step over @p t (the three must outlive it).
+    client_session(client_config config, world &w, step_function step, transport &t, client_options options = {});
+    /// @brief The same with a config the game shares with its server: its match settings
+    /// (max_players, tick_hz, input delays) are ignored, since the welcome brings the server's.
     client_session(session_config config, world &w, step_function step, transport &t, client_options options = {});
     ~client_session();
     client_session(const client_session &) = delete;

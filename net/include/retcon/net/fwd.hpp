@@ -6,6 +6,7 @@
 namespace retcon {
 
 struct session_config;
+struct client_config;
 class frame_inputs;
 struct session_event;
 struct session_stats;

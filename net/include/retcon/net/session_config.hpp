@@ -18,8 +18,9 @@
 namespace retcon {
 
 /**
- * @brief The settings of a match plus each side's local tuning. Build one with
- * `make_session_config<Input>()`.
+ * @brief The settings of a match plus each side's local tuning. A server builds one with
+ * `make_session_config<Input>(players)`; a client needs only its part, a client_config
+ * (`make_client_config<Input>()`, or `make_client_config(config)` from a config both share).
  *
  * Three groups (docs/protocol.md, "Handshake"):
  * - **compiled in, checked**: input_size, input_layout_hash, content_version (and the world's
@@ -57,18 +58,30 @@ struct session_config {
 /// the C API as an error.
 [[nodiscard]] std::string session_config_problem(const session_config &config, bool server_side);
 
-/// @brief A config for input type Input (trivially copyable; declared with RETCON_COMPONENT so
-/// its field table defines the layout hash).
+namespace internal {
+
+/// @brief The layout hash of input type Input: the schema hash of a schema holding Input as its
+/// only resource (what rc_input_layout_hash computes for the same layout in C).
+template<class Input>
+std::uint64_t input_layout_hash() {
+    static_assert(std::is_trivially_copyable_v<Input>, "retcon: the input type must be trivially copyable");
+    schema layout;
+    layout.resource<Input>();
+    return layout.hash();
+}
+
+} // namespace internal
+
+/// @brief A server's config for input type Input (trivially copyable; declared with RETCON_COMPONENT so
+/// its field table defines the layout hash). A client takes @p max_players and @p tick_hz from the
+/// server's welcome and needs neither: it uses `make_client_config<Input>()` (client_config.hpp).
 template<class Input>
 session_config make_session_config(std::uint8_t max_players, std::uint16_t tick_hz = 60) {
-    static_assert(std::is_trivially_copyable_v<Input>, "retcon: the input type must be trivially copyable");
     session_config c;
     c.tick_hz = tick_hz;
     c.max_players = max_players;
     c.input_size = static_cast<std::uint16_t>(sizeof(Input));
-    schema layout;
-    layout.resource<Input>();
-    c.input_layout_hash = layout.hash();
+    c.input_layout_hash = internal::input_layout_hash<Input>();
     return c;
 }
 
