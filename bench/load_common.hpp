@@ -200,7 +200,7 @@ struct demo_build {
 inline demo_build demo_hello() {
     demo_build b;
     retcon::world w{retcon::demo::make_schema()};
-    const auto cfg = retcon::demo::make_config(1);
+    const auto cfg = retcon::demo::make_client_config();
     b.hello.schema_hash = w.schema_hash();
     b.hello.input_layout_hash = cfg.input_layout_hash;
     b.hello.content_version = cfg.content_version;
