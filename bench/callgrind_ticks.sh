@@ -2,7 +2,9 @@
 # Instruction counts of client_session::tick and server_session::tick on a seeded match
 # (bench/tick_probe.cpp) under callgrind: stable on a noisy shared machine, so two builds can be
 # compared exactly (docs/benchmarks.md, "Session tick instructions").
-#   bench/callgrind_ticks.sh <path to retcon_tick_probe> [virtual ms]
+#   bench/callgrind_ticks.sh <path to retcon_tick_probe> [virtual ms] [telemetry frames]
+# (telemetry frames: every session's telemetry ring, 0 for off; absent: the sessions' default;
+# docs/benchmarks.md, "Telemetry on the tick")
 # With --modes, the instructions per frame of a session driven in C++ (tick, tick_requests) and
 # through the C API (callback, poll mode), each side's calls counted alone on the same seeded match
 # (bench/session_probe.cpp; docs/benchmarks.md, "C API", "Sessions: poll mode against the C++
@@ -50,9 +52,10 @@ fi
 
 probe="$1"
 ms="${2:-10000}"
+telemetry=("${@:3:1}") # empty: the probe's default
 for side in client server; do
   valgrind --tool=callgrind --callgrind-out-file="$out/$side.out" \
-    --toggle-collect="retcon::${side}_session::tick(*" "$probe" "$ms" >"$out/$side.log" 2>&1
+    --toggle-collect="retcon::${side}_session::tick(*" "$probe" "$ms" "${telemetry[@]}" >"$out/$side.log" 2>&1
   ir=$(total_ir "$out/$side.out")
   echo "$side: $ir instructions in ${side}_session::tick (match: $(grep -o "server frames.*" "$out/$side.log"))"
 done

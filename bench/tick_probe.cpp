@@ -2,6 +2,9 @@
 // fixed span of virtual time, for instruction counts of the session ticks under callgrind
 // (bench/callgrind_ticks.sh). Instruction counts are stable on a shared, noisy machine, so the
 // figure in docs/benchmarks.md compares builds, not seconds.
+//   retcon_tick_probe [virtual ms] [telemetry frames]
+// The second argument sets every session's telemetry ring (0: off; absent: the sessions'
+// default), for the cost of telemetry on the tick (docs/benchmarks.md, "Telemetry on the tick").
 #include <common/sim_match.hpp>
 
 #include <cstdio>
@@ -12,13 +15,22 @@ int main(int argc, char **argv) {
     using namespace retcon::test;
     const std::uint64_t ms = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000;
     const link_conditions wan{.latency_ms = 40, .jitter_ms = 10, .loss = 0.02};
+    client_options copt;
     sim_match m{7, 4};
-    for (int i = 0; i < 4; ++i) m.add_client(wan, wan);
+    if (argc > 2) {
+        const auto frames = static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10));
+        copt.telemetry.frames = frames;
+        server_options sopt;
+        sopt.telemetry.frames = frames;
+        m.use_server_options(std::move(sopt));
+    }
+    for (int i = 0; i < 4; ++i) m.add_client(wan, wan, copt);
     m.run(ms);
     std::size_t mismatched = 0;
     for (const auto &c : m.clients) mismatched += m.compare(*c).mismatched;
-    std::printf("server frames %u, client 0 frames %u, rollbacks %llu, mismatches %zu\n", m.server->frame(),
-                m.clients[0]->session->current_frame(),
-                static_cast<unsigned long long>(m.clients[0]->session->stats().rollbacks), mismatched);
+    std::printf("server frames %u, client 0 frames %u, rollbacks %llu, mismatches %zu, telemetry frames %zu\n",
+                m.server->frame(), m.clients[0]->session->current_frame(),
+                static_cast<unsigned long long>(m.clients[0]->session->stats().rollbacks), mismatched,
+                m.clients[0]->session->telemetry_capacity());
     return mismatched == 0 ? 0 : 1;
 }

@@ -513,6 +513,54 @@ typedef struct rc_session_stats {
     rc_frame confirmed_frame;
 } rc_session_stats;
 
+/** The clock telemetry is timed with: microseconds on any monotonic clock (C++ telemetry_clock). */
+typedef uint64_t (*rc_telemetry_clock_fn)(void *user);
+
+/** What a client did on one frame (C++ frame_telemetry; docs/net.md, "Telemetry"). Entries are
+ *  keyed by frame; a recent one may still change (confirmed, hash checked later). */
+typedef struct rc_frame_telemetry {
+    uint32_t struct_size;    /* sizeof(rc_frame_telemetry), in the first element of the array */
+    uint32_t rollback_depth; /* frames back the deepest rollback of this frame's ticks went */
+    rc_frame frame;
+    uint32_t resimulated;   /* frames re-simulated by this frame's ticks */
+    uint32_t resimulate_us; /* time re-simulating them (the telemetry clock) */
+    uint32_t step_us;       /* time stepping this frame itself */
+    uint32_t stalls;        /* ticks refused on this frame (prediction window full) */
+    uint32_t bytes_in;      /* payload bytes received since the previous tick */
+    uint32_t bytes_out;     /* payload bytes sent since the previous tick */
+    float frames_ahead;     /* as of the tick */
+    float rtt_ms;
+    float jitter_ms;
+    uint32_t input_delay;
+    int input_replaced; /* the server substituted this player's input for this frame */
+    int confirmed;      /* every player's input for this frame is confirmed */
+    int hash_checked;   /* the world hash after this frame was computed for the server */
+} rc_frame_telemetry;
+
+/** What one server tick cost and carried (C++ server_frame_telemetry). */
+typedef struct rc_server_frame_telemetry {
+    uint32_t struct_size; /* sizeof(rc_server_frame_telemetry), in the first element of the array */
+    uint32_t players;     /* occupied player slots */
+    rc_frame frame;
+    uint32_t tick_us;         /* the whole tick (the telemetry clock) */
+    uint32_t step_us;         /* the step alone */
+    uint32_t replaced_inputs; /* occupied slots whose input was substituted */
+    uint32_t bytes_in;        /* from all clients since the previous tick */
+    uint32_t bytes_out;       /* to all clients since the previous tick */
+} rc_server_frame_telemetry;
+
+/** What the server measured of one player slot's client on one frame (C++ server_client_telemetry). */
+typedef struct rc_server_client_telemetry {
+    uint32_t struct_size; /* sizeof(rc_server_client_telemetry), in the first element of the array */
+    int32_t margin_ms;    /* how early its inputs arrive (low percentile), as of the tick */
+    rc_frame frame;
+    float rtt_ms;
+    uint32_t bytes_in;
+    uint32_t bytes_out;
+    int present;        /* a connected player held the slot */
+    int input_replaced; /* the server substituted the slot's input for this frame */
+} rc_server_client_telemetry;
+
 /** Poll mode: one frame the game must step now (C++ step_request). retcon has already restored
  *  the world where a rollback needs it. */
 typedef struct rc_request {
@@ -576,6 +624,10 @@ typedef struct rc_server_options {
     uint32_t history_frames;  /* 256 */
     uint32_t forensic_frames; /* 32: an image is kept for every checksum frame of these */
     uint32_t end_timeout_ms;  /* 2000 */
+    /* Telemetry (docs/net.md, "Telemetry"): */
+    uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
+    rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
+    void *telemetry_clock_user;            /* passed to telemetry_clock */
 } rc_server_options;
 RC_API rc_status rc_server_options_default(rc_server_options *out);
 
@@ -618,6 +670,14 @@ RC_API rc_status rc_server_slot_player(const rc_server *server, uint32_t slot, u
 /** *known = 1 if @p token (RC_RECONNECT_TOKEN_SIZE bytes) is the reconnect token of one of
  *  this match's slots. */
 RC_API rc_status rc_server_knows_token(const rc_server *server, const void *token, size_t size, int *known);
+/** Telemetry of the last ticks, oldest first, into the caller's array of @p capacity entries
+ *  (set out[0].struct_size); *count = how many were written (the newest, if fewer fit than are
+ *  kept). @p out NULL and @p capacity 0: *count = the frames kept at most. Allocates nothing. */
+RC_API rc_status rc_server_telemetry(const rc_server *server, rc_server_frame_telemetry *out, size_t capacity,
+                                     size_t *count);
+/** As rc_server_telemetry, what the server measured of player slot @p slot's client. */
+RC_API rc_status rc_server_slot_telemetry(const rc_server *server, uint32_t slot, rc_server_client_telemetry *out,
+                                          size_t capacity, size_t *count);
 
 /* The client: prediction, rollback and re-simulation (C++ client_session). */
 #define RC_RECONNECT_TOKEN_SIZE 16u
@@ -630,6 +690,10 @@ typedef struct rc_client_options {
     const void *reconnect_token; /* a previous connection's token, to take its slot back */
     size_t reconnect_token_size; /* 0 or RC_RECONNECT_TOKEN_SIZE */
     uint32_t connect_timeout_ms; /* 5000 (0: wait for the transport) */
+    /* Telemetry (docs/net.md, "Telemetry"): */
+    uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
+    rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
+    void *telemetry_clock_user;            /* passed to telemetry_clock */
 } rc_client_options;
 RC_API rc_status rc_client_options_default(rc_client_options *out);
 
@@ -677,6 +741,10 @@ RC_API rc_status rc_client_is_predicted(const rc_client *client, rc_frame frame,
 /** The reconnect token the server issued (RC_RECONNECT_TOKEN_SIZE bytes; all zero before the
  *  welcome and for a spectator), into a caller buffer. */
 RC_API rc_status rc_client_reconnect_token(const rc_client *client, void *buffer, size_t capacity, size_t *needed);
+/** Telemetry of the last frames, oldest first, into the caller's array of @p capacity entries
+ *  (set out[0].struct_size); *count = how many were written (the newest, if fewer fit than are
+ *  kept). @p out NULL and @p capacity 0: *count = the frames kept at most. Allocates nothing. */
+RC_API rc_status rc_client_telemetry(const rc_client *client, rc_frame_telemetry *out, size_t capacity, size_t *count);
 
 #ifdef __cplusplus
 }

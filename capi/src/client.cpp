@@ -1,5 +1,6 @@
 // rc_client_*: the client session through the C API (docs/c-api.md, "Sessions").
 #include "sessions.hpp"
+#include "telemetry_out.hpp"
 
 #include <cstring>
 
@@ -15,6 +16,8 @@ struct rc_client final : retcon::capi::session_handle {
 
     retcon::client_session session;
     std::vector<std::byte> input; ///< this update's input, used by every frame it runs
+    /// @brief Where rc_client_telemetry reads the ring before converting it (sized once).
+    std::vector<retcon::frame_telemetry> telemetry{session.telemetry_capacity()};
 
 private:
     bool due() override { return session.should_tick(now); }
@@ -64,6 +67,8 @@ std::optional<client_options> options_from_c(std::string &err, const rc_client_o
             static_cast<const std::byte *>(o.reconnect_token), reconnect_token::size}};
     }
     out.connect_timeout_ms = o.connect_timeout_ms;
+    out.telemetry.frames = o.telemetry_frames;
+    out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
     return out;
 }
 
@@ -86,6 +91,9 @@ rc_status rc_client_options_default(rc_client_options *out) {
     out->reconnect_token = nullptr;
     out->reconnect_token_size = 0;
     out->connect_timeout_ms = d.connect_timeout_ms;
+    out->telemetry_frames = d.telemetry.frames;
+    out->telemetry_clock = nullptr;
+    out->telemetry_clock_user = nullptr;
     return RC_OK;
 }
 
@@ -219,6 +227,31 @@ rc_status rc_client_reconnect_token(const rc_client *cc, void *buffer, size_t ca
     const reconnect_token t = c->session.reconnect_token();
     return copy_out(c->error, t.bytes().data(), reconnect_token::size, buffer, capacity, needed,
                     "rc_client_reconnect_token");
+}
+
+rc_status rc_client_telemetry(const rc_client *cc, rc_frame_telemetry *out, size_t capacity, size_t *count) {
+    if (!cc) return fail(thread_error(), RC_ERR_NULL, "rc_client_telemetry: client is NULL");
+    auto *c = const_cast<rc_client *>(cc);
+    return telemetry_out(
+        c->error, c->telemetry, out, capacity, count, "rc_client_telemetry",
+        [c](std::span<frame_telemetry> s) { return c->session.telemetry(s); },
+        [](const frame_telemetry &e, rc_frame_telemetry &o) {
+            o.rollback_depth = e.rollback_depth;
+            o.frame = e.frame;
+            o.resimulated = e.resimulated;
+            o.resimulate_us = e.resimulate_us;
+            o.step_us = e.step_us;
+            o.stalls = e.stalls;
+            o.bytes_in = e.bytes_in;
+            o.bytes_out = e.bytes_out;
+            o.frames_ahead = e.frames_ahead;
+            o.rtt_ms = e.rtt_ms;
+            o.jitter_ms = e.jitter_ms;
+            o.input_delay = e.input_delay;
+            o.input_replaced = e.input_replaced ? 1 : 0;
+            o.confirmed = e.confirmed ? 1 : 0;
+            o.hash_checked = e.hash_checked ? 1 : 0;
+        });
 }
 
 } // extern "C"

@@ -1,5 +1,6 @@
 // rc_server_*: the server session through the C API (docs/c-api.md, "Sessions").
 #include "sessions.hpp"
+#include "telemetry_out.hpp"
 
 #include <filesystem>
 
@@ -14,6 +15,10 @@ struct rc_server final : retcon::capi::session_handle {
     rc_server &operator=(const rc_server &) = delete;
 
     retcon::server_session session;
+    /// @brief Where rc_server_telemetry and rc_server_client_telemetry read the rings before
+    /// converting them (sized once).
+    std::vector<retcon::server_frame_telemetry> telemetry{session.telemetry_capacity()};
+    std::vector<retcon::server_client_telemetry> client_telemetry{session.telemetry_capacity()};
 
 private:
     bool due() override { return session.should_tick(now); }
@@ -46,6 +51,8 @@ server_options options_from_c(const rc_server_options &o) {
     out.history_frames = o.history_frames;
     out.forensic_frames = o.forensic_frames;
     out.end_timeout_ms = o.end_timeout_ms;
+    out.telemetry.frames = o.telemetry_frames;
+    out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
     // An image of every checksum frame: verifying a desync never re-simulates, so the server
     // steps only through requests (docs/c-api.md, "Sessions").
     out.forensic_interval = 1;
@@ -82,6 +89,9 @@ rc_status rc_server_options_default(rc_server_options *out) {
     out->history_frames = d.history_frames;
     out->forensic_frames = d.forensic_frames;
     out->end_timeout_ms = d.end_timeout_ms;
+    out->telemetry_frames = d.telemetry.frames;
+    out->telemetry_clock = nullptr;
+    out->telemetry_clock_user = nullptr;
     return RC_OK;
 }
 
@@ -218,6 +228,45 @@ rc_status rc_server_knows_token(const rc_server *s, const void *token, size_t si
                                                                               reconnect_token::size}};
     *known = s->session.knows(t) ? 1 : 0;
     return RC_OK;
+}
+
+rc_status rc_server_telemetry(const rc_server *s, rc_server_frame_telemetry *out, size_t capacity, size_t *count) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_telemetry: server is NULL");
+    auto *h = const_cast<rc_server *>(s);
+    return telemetry_out(
+        h->error, h->telemetry, out, capacity, count, "rc_server_telemetry",
+        [h](std::span<server_frame_telemetry> span) { return h->session.telemetry(span); },
+        [](const server_frame_telemetry &e, rc_server_frame_telemetry &o) {
+            o.players = e.players;
+            o.frame = e.frame;
+            o.tick_us = e.tick_us;
+            o.step_us = e.step_us;
+            o.replaced_inputs = e.replaced_inputs;
+            o.bytes_in = e.bytes_in;
+            o.bytes_out = e.bytes_out;
+        });
+}
+
+rc_status rc_server_slot_telemetry(const rc_server *s, uint32_t slot, rc_server_client_telemetry *out, size_t capacity,
+                                   size_t *count) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_slot_telemetry: server is NULL");
+    auto *h = const_cast<rc_server *>(s);
+    if (slot > 0xFF)
+        return fail(h->error, RC_ERR_ARGUMENT, "rc_server_slot_telemetry: slot %u is not a player slot", slot);
+    return telemetry_out(
+        h->error, h->client_telemetry, out, capacity, count, "rc_server_slot_telemetry",
+        [h, slot](std::span<server_client_telemetry> span) {
+            return h->session.client_telemetry(static_cast<int>(slot), span);
+        },
+        [](const server_client_telemetry &e, rc_server_client_telemetry &o) {
+            o.margin_ms = e.margin_ms;
+            o.frame = e.frame;
+            o.rtt_ms = e.rtt_ms;
+            o.bytes_in = e.bytes_in;
+            o.bytes_out = e.bytes_out;
+            o.present = e.present ? 1 : 0;
+            o.input_replaced = e.input_replaced ? 1 : 0;
+        });
 }
 
 } // extern "C"

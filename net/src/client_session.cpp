@@ -15,6 +15,7 @@
 #include "rate_meter.hpp"
 #include "rollback.hpp"
 #include "snapshot_transfer.hpp"
+#include "telemetry_ring.hpp"
 #include "tick_guard.hpp"
 #include "time_sync.hpp"
 
@@ -63,6 +64,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::checksum_reports checksums; // hashes for the server, images for an upload
     internal::snapshot_receiver transfer{wire::limits::max_snapshot};
     internal::rate_meter meter;
+    internal::telemetry_ring<frame_telemetry> telemetry; // the last frames (docs/net.md, "Telemetry")
+    std::uint64_t telemetry_in = 0, telemetry_out = 0;   // byte totals at the last tick's end
 
     frame_t current = 0;
     bool ticking = false; // a tick's step requests are not all stepped
@@ -106,6 +109,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             (wire::limits::max_packet - 64u) / (2u * isz), 1u, wire::limits::max_frames_per_packet));
         window.reserve(wire::limits::max_frames_per_packet * isz);
         local.reserve(isz);
+        telemetry.reset(opt.telemetry.frames);
     }
 
     /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
@@ -332,7 +336,10 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             if (inputs.confirm(cmsg.first_frame + k, cmsg.frames.data() + std::size_t{k} * rec, current) ==
                 internal::input_queue::arrival::too_far)
                 break; // too far ahead of what we can hold: a later packet repeats it
-        inputs.advance_confirmed([this](frame_t f, const std::byte *record) { note_presence(f, record); });
+        inputs.advance_confirmed([this](frame_t f, const std::byte *record) {
+            note_presence(f, record);
+            note_confirmed(f, record);
+        });
         st.confirmed_frame = inputs.confirmed_end();
     }
 
@@ -353,6 +360,43 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         }
         presence = present;
         have_presence = true;
+    }
+
+    // ---------------------------------------------------------------- telemetry (docs/net.md)
+    [[nodiscard]] std::uint64_t telemetry_us() const noexcept {
+        return internal::telemetry_now_us(opt.telemetry.clock);
+    }
+
+    /// The entry of the frame this tick is on (null with telemetry off); a frame confirmed
+    /// before its first tick (a client behind the server) is marked at once.
+    frame_telemetry *open_telemetry() {
+        frame_telemetry *e = telemetry.open(current);
+        if (e && current < inputs.confirmed_end()) {
+            e->confirmed = true;
+            if (const std::byte *record = inputs.confirmed(current)) e->input_replaced = replaced_in(record);
+        }
+        return e;
+    }
+    /// True if @p record says the server substituted this player's input.
+    [[nodiscard]] bool replaced_in(const std::byte *record) const noexcept {
+        return slot >= 0 && (static_cast<std::uint8_t>(record[slot]) & static_cast<std::uint8_t>(slot_flags::replaced));
+    }
+    /// Frame @p f was confirmed with @p record: its entry, if still kept, says so.
+    void note_confirmed(frame_t f, const std::byte *record) {
+        if (frame_telemetry *e = telemetry.find(f)) {
+            e->confirmed = true;
+            e->input_replaced = replaced_in(record);
+        }
+    }
+    /// The figures "as of the tick", at the end of each tick on @p e's frame.
+    void close_telemetry(frame_telemetry *e) {
+        if (!e) return;
+        e->frames_ahead = static_cast<float>(st.frames_ahead);
+        e->rtt_ms = static_cast<float>(st.rtt_ms);
+        e->jitter_ms = static_cast<float>(st.jitter_ms);
+        e->input_delay = static_cast<std::uint8_t>(delay.frames());
+        e->bytes_in += internal::telemetry_delta(bytes_in, telemetry_in);
+        e->bytes_out += internal::telemetry_delta(bytes_out, telemetry_out);
     }
 
     /// A player's input delay adapts to the round trip once it is known (docs/net.md, "Input delay").
@@ -380,6 +424,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         checksums.advance(
             inputs.confirmed_end(), w, current, [this](frame_t f) { return rollback.find(f); },
             [this](frame_t f, std::uint64_t h) {
+                if (report_checksums)
+                    if (frame_telemetry *e = telemetry.find(f)) e->hash_checked = true;
                 if (hash_cb) hash_cb(f, h);
             });
     }
@@ -393,12 +439,14 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         // Copied before the first request: the caller's span may be gone when the tick resumes.
         local.assign(input.begin(), input.end());
         clock.ticked();
+        frame_telemetry *const tel = open_telemetry(); // null with telemetry off
         // Restore the first frame whose confirmed inputs differ from the ones it was simulated
         // with and re-simulate up to the present (docs/net.md, "The model").
         if (const frame_t from = inputs.take_first_wrong(); from != no_frame && from < current) {
             if (auto r = rollback.begin(w, from); !r) {
                 emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
             } else {
+                const std::uint64_t resim_start = tel ? telemetry_us() : 0;
                 const internal::rollback::resimulation guard{rollback};
                 for (frame_t f = from; f < current; ++f) {
                     rollback.before(w, f);
@@ -406,13 +454,25 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                 }
                 ++st.rollbacks;
                 st.resimulated += current - from;
+                if (tel) {
+                    tel->rollback_depth = std::max(tel->rollback_depth, current - from);
+                    tel->resimulated += current - from;
+                    tel->resimulate_us += internal::telemetry_span_us(resim_start, telemetry_us());
+                }
             }
         }
         compute_checksums();
         if (slot < 0) { // spectator: confirmed frames only
-            if (current >= inputs.confirmed_end()) co_return false;
-            co_yield advance();
+            if (current >= inputs.confirmed_end()) {
+                close_telemetry(tel);
+                co_return false;
+            }
+            const step_request next = advance();
+            const std::uint64_t step_start = tel ? telemetry_us() : 0;
+            co_yield next;
+            if (tel) tel->step_us += internal::telemetry_span_us(step_start, telemetry_us());
             advanced();
+            close_telemetry(tel);
             co_return true;
         }
         // Signed on purpose: a client that is behind the confirmed frames (current <
@@ -427,15 +487,21 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                     current - confirmed_end - cfg.prediction_window + 1u;
             stalled = true;
             send_inputs();
+            if (tel) ++tel->stalls;
+            close_telemetry(tel);
             co_return false;
         }
         stalled = false;
         // A delay increase leaves a gap frame: it repeats this input. A decrease makes this
         // frame's input overlap one already recorded: it is dropped. The server confirms both.
         inputs.add_local(current + delay.frames(), local);
-        co_yield advance();
+        const step_request next = advance();
+        const std::uint64_t step_start = tel ? telemetry_us() : 0; // the step runs while suspended
+        co_yield next;
+        if (tel) tel->step_us += internal::telemetry_span_us(step_start, telemetry_us());
         advanced();
         send_inputs();
+        close_telemetry(tel);
         co_return true;
     }
 
@@ -593,5 +659,9 @@ void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t
     impl_->hash_cb = std::move(fn);
 }
 void client_session::debug_corrupt(std::function<void(world &)> corrupt) { impl_->corrupt = std::move(corrupt); }
+std::size_t client_session::telemetry(std::span<frame_telemetry> out) const noexcept {
+    return impl_->telemetry.read(out);
+}
+std::size_t client_session::telemetry_capacity() const noexcept { return impl_->telemetry.capacity(); }
 
 } // namespace retcon

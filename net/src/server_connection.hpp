@@ -269,6 +269,10 @@ public:
         return connection_deadline::none;
     }
 
+    /// @brief Payload bytes received from it and sent to it since it connected.
+    [[nodiscard]] std::uint64_t bytes_in() const noexcept { return bytes_in_; }
+    [[nodiscard]] std::uint64_t bytes_out() const noexcept { return bytes_out_; }
+
     /// @brief Its statistics (the session's `client_stats`).
     [[nodiscard]] session_stats &stats() noexcept { return st_; }
     [[nodiscard]] const session_stats &stats() const noexcept { return st_; }

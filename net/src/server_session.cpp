@@ -18,6 +18,7 @@
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
+#include "telemetry_ring.hpp"
 #include "tick_guard.hpp"
 #include "time_sync.hpp"
 
@@ -66,6 +67,17 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     bool ticking = false; // a tick's step request is not stepped yet
     std::uint64_t end_started = 0;
 
+    // Telemetry (docs/net.md, "Telemetry"): the ticks, and each player slot's client.
+    internal::telemetry_ring<server_frame_telemetry> telemetry;
+    struct slot_telemetry {
+        internal::telemetry_ring<server_client_telemetry> ring;
+        peer_id peer = no_peer; // whose byte totals the last entry counted from
+        std::uint64_t in = 0, out = 0;
+    };
+    std::vector<slot_telemetry> per_slot;
+    std::uint64_t bytes_in = 0, bytes_out = 0; // every connection's, since the start
+    std::uint64_t telemetry_in = 0, telemetry_out = 0;
+
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
         : cfg{std::move(c)}, w{wr}, step{std::move(s)}, net{t}, opt{std::move(o)} {
         internal::check_config(cfg);
@@ -77,6 +89,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         inputs.reset(players, isz, far_future_frames, cfg.prediction);
         stream.reset(players, isz, opt.history_frames);
         verifier.reset(opt);
+        telemetry.reset(opt.telemetry.frames);
+        per_slot.resize(telemetry.enabled() ? players : 0);
+        for (auto &held : per_slot) held.ring.reset(opt.telemetry.frames);
         limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
     }
@@ -89,6 +104,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
 
     void send(conn &c, wire::channel ch, std::span<const std::byte> data) {
         c.count_sent(data.size());
+        bytes_out += data.size();
         net.send(c.peer(), ch, data);
     }
 
@@ -323,6 +339,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         conn *found = conns.find(peer);
         if (!found) return;
         conn &c = *found;
+        bytes_in += data.size();
         if (c.heard(now, data.size())) emit(session_event_kind::network_resumed, next_frame, c.slot());
         // Chunks of an upload the server asked for are bounded by its cap and timeout instead:
         // an honest upload of half a megabyte is more than 600 packets a second on a fast link.
@@ -375,6 +392,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             end_match();
             co_return false;
         }
+        const bool timed = telemetry.enabled();
+        const std::uint64_t tick_start = timed ? telemetry_us() : 0;
         if (!recording.started()) start_recording();
         const frame_t f = next_frame;
         std::byte *r = stream.put(f);
@@ -385,7 +404,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             },
             [](conn *c) { ++c->stats().replaced_inputs; });
         const frame_inputs fi{f, players, isz, r};
+        const std::uint64_t step_start = timed ? telemetry_us() : 0; // the step runs while suspended
         co_yield step_request{&w, fi, false};
+        const std::uint64_t step_end = timed ? telemetry_us() : 0;
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
         if (checksum || recorder || recording.recording()) h = hash(w);
@@ -394,7 +415,44 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (recorder) recorder(fi, w, h);
         ++next_frame;
         broadcast();
+        if (timed) note_tick(fi, tick_start, step_start, step_end);
         co_return true;
+    }
+
+    // ---------------------------------------------------------------- telemetry (docs/net.md)
+    [[nodiscard]] std::uint64_t telemetry_us() const noexcept {
+        return internal::telemetry_now_us(opt.telemetry.clock);
+    }
+
+    /// Keeps what the tick of @p fi cost and carried, and each slot's figures as of it.
+    void note_tick(const frame_inputs &fi, std::uint64_t tick_start, std::uint64_t step_start, std::uint64_t step_end) {
+        server_frame_telemetry &e = *telemetry.open(fi.frame());
+        e.step_us = internal::telemetry_span_us(step_start, step_end);
+        e.bytes_in = internal::telemetry_delta(bytes_in, telemetry_in);
+        e.bytes_out = internal::telemetry_delta(bytes_out, telemetry_out);
+        e.players = static_cast<std::uint8_t>(slots.occupied());
+        for (std::size_t s = 0; s < players; ++s) {
+            slot_telemetry &t = per_slot[s];
+            server_client_telemetry &c = *t.ring.open(fi.frame());
+            c.input_replaced = fi.present(s) && fi.replaced(s);
+            e.replaced_inputs += c.input_replaced ? 1u : 0u;
+            const peer_id owner = slots[s].owner;
+            const conn *holder = owner == no_peer ? nullptr : conns.find(owner);
+            if (!holder) {
+                t.peer = no_peer;
+                continue;
+            }
+            if (t.peer != owner) { // a new holder: its totals count from its connection
+                t.peer = owner;
+                t.in = t.out = 0;
+            }
+            c.present = true;
+            c.margin_ms = holder->stats().margin_ms;
+            c.rtt_ms = static_cast<float>(holder->stats().rtt_ms);
+            c.bytes_in = internal::telemetry_delta(holder->bytes_in(), t.in);
+            c.bytes_out = internal::telemetry_delta(holder->bytes_out(), t.out);
+        }
+        e.tick_us = internal::telemetry_span_us(tick_start, telemetry_us());
     }
 
     /// The caller dropped a tick's step request with @p frame not stepped: the world is between
@@ -554,6 +612,15 @@ session_stats server_session::totals() const {
 void server_session::on_confirmed(confirmed_frame_fn fn) { impl_->recorder = std::move(fn); }
 
 bool server_session::knows(const reconnect_token &token) const noexcept { return impl_->slots.knows(token); }
+
+std::size_t server_session::telemetry(std::span<server_frame_telemetry> out) const noexcept {
+    return impl_->telemetry.read(out);
+}
+std::size_t server_session::client_telemetry(int slot, std::span<server_client_telemetry> out) const noexcept {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= impl_->per_slot.size()) return 0;
+    return impl_->per_slot[static_cast<std::size_t>(slot)].ring.read(out);
+}
+std::size_t server_session::telemetry_capacity() const noexcept { return impl_->telemetry.capacity(); }
 
 std::uint64_t server_session::slot_player(int slot) const noexcept {
     return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slots.size()

@@ -167,6 +167,44 @@ static int print_sizes(void) {
     OFFSET(rc_session_stats, current_frame);
     OFFSET(rc_session_stats, confirmed_frame);
 
+    SIZE(rc_frame_telemetry);
+    OFFSET(rc_frame_telemetry, struct_size);
+    OFFSET(rc_frame_telemetry, rollback_depth);
+    OFFSET(rc_frame_telemetry, frame);
+    OFFSET(rc_frame_telemetry, resimulated);
+    OFFSET(rc_frame_telemetry, resimulate_us);
+    OFFSET(rc_frame_telemetry, step_us);
+    OFFSET(rc_frame_telemetry, stalls);
+    OFFSET(rc_frame_telemetry, bytes_in);
+    OFFSET(rc_frame_telemetry, bytes_out);
+    OFFSET(rc_frame_telemetry, frames_ahead);
+    OFFSET(rc_frame_telemetry, rtt_ms);
+    OFFSET(rc_frame_telemetry, jitter_ms);
+    OFFSET(rc_frame_telemetry, input_delay);
+    OFFSET(rc_frame_telemetry, input_replaced);
+    OFFSET(rc_frame_telemetry, confirmed);
+    OFFSET(rc_frame_telemetry, hash_checked);
+
+    SIZE(rc_server_frame_telemetry);
+    OFFSET(rc_server_frame_telemetry, struct_size);
+    OFFSET(rc_server_frame_telemetry, players);
+    OFFSET(rc_server_frame_telemetry, frame);
+    OFFSET(rc_server_frame_telemetry, tick_us);
+    OFFSET(rc_server_frame_telemetry, step_us);
+    OFFSET(rc_server_frame_telemetry, replaced_inputs);
+    OFFSET(rc_server_frame_telemetry, bytes_in);
+    OFFSET(rc_server_frame_telemetry, bytes_out);
+
+    SIZE(rc_server_client_telemetry);
+    OFFSET(rc_server_client_telemetry, struct_size);
+    OFFSET(rc_server_client_telemetry, margin_ms);
+    OFFSET(rc_server_client_telemetry, frame);
+    OFFSET(rc_server_client_telemetry, rtt_ms);
+    OFFSET(rc_server_client_telemetry, bytes_in);
+    OFFSET(rc_server_client_telemetry, bytes_out);
+    OFFSET(rc_server_client_telemetry, present);
+    OFFSET(rc_server_client_telemetry, input_replaced);
+
     SIZE(rc_request);
     OFFSET(rc_request, struct_size);
     OFFSET(rc_request, world);
@@ -201,6 +239,9 @@ static int print_sizes(void) {
     OFFSET(rc_server_options, history_frames);
     OFFSET(rc_server_options, forensic_frames);
     OFFSET(rc_server_options, end_timeout_ms);
+    OFFSET(rc_server_options, telemetry_frames);
+    OFFSET(rc_server_options, telemetry_clock);
+    OFFSET(rc_server_options, telemetry_clock_user);
 
     SIZE(rc_server_info);
     OFFSET(rc_server_info, struct_size);
@@ -218,6 +259,9 @@ static int print_sizes(void) {
     OFFSET(rc_client_options, reconnect_token);
     OFFSET(rc_client_options, reconnect_token_size);
     OFFSET(rc_client_options, connect_timeout_ms);
+    OFFSET(rc_client_options, telemetry_frames);
+    OFFSET(rc_client_options, telemetry_clock);
+    OFFSET(rc_client_options, telemetry_clock_user);
 
     SIZE(rc_client_info);
     OFFSET(rc_client_info, struct_size);
@@ -236,6 +280,7 @@ static int print_sizes(void) {
     SIZE(rc_step_fn);
     SIZE(rc_event_kind);
     SIZE(rc_client_state);
+    SIZE(rc_telemetry_clock_fn);
     return 0;
 }
 

@@ -85,9 +85,16 @@ static void populate(rc_world *w) {
     REQUIRE_CALL(rc_resource_set(w, tally_id, &t, sizeof t), rc_world_last_error(w));
 }
 
+/* The sessions' telemetry clock (docs/net.md, "Telemetry"): it moves only in the step, by
+ * step_us a frame, so every duration telemetry keeps is exact. */
+enum { step_us = 10 };
+static uint64_t fake_us = 1;
+static uint64_t fake_clock(void *user) { return *(const uint64_t *)user; }
+
 /* The game's step: every present player's ship moves by its stick; the tally folds in every
  * position, so any difference anywhere changes the hash. */
 static int step(rc_world *w, const rc_frame_inputs *in) {
+    fake_us += step_us;
     const uint32_t include[] = {position_id, pilot_id};
     const rc_query_desc desc = {sizeof(rc_query_desc), include, 2, NULL, 0};
     rc_query *q = NULL;
@@ -215,6 +222,77 @@ typedef struct match_result {
 
 static peer server_peer, client_peers[players];
 
+/* The telemetry of the match's last frames through the C API: the rings are full, the figures
+ * agree with the clock that only the step moves, and misuse is refused. */
+enum { telemetry_frames = 600 };
+static rc_frame_telemetry frames[telemetry_frames];
+static rc_server_frame_telemetry ticks[telemetry_frames];
+static rc_server_client_telemetry slot_frames[telemetry_frames];
+
+static void check_telemetry(rc_server *server, rc_client *const *clients) {
+    size_t n = 0;
+    unsigned long long resimulated = 0;
+    for (int i = 0; i < players; ++i) {
+        CHECK_CALL(rc_client_telemetry(clients[i], NULL, 0, &n), rc_client_last_error(clients[i]));
+        CHECK(n == telemetry_frames); /* the default: 10 s at 60 Hz */
+        frames[0].struct_size = sizeof(rc_frame_telemetry);
+        CHECK_CALL(rc_client_telemetry(clients[i], frames, telemetry_frames, &n), rc_client_last_error(clients[i]));
+        CHECK(n == telemetry_frames);
+        rc_client_info info = {.struct_size = sizeof(rc_client_info)};
+        CHECK_CALL(rc_client_get_info(clients[i], &info), rc_client_last_error(clients[i]));
+        for (size_t k = 0; k < n; ++k) {
+            const rc_frame_telemetry *e = &frames[k];
+            CHECK(e->struct_size == sizeof(rc_frame_telemetry));
+            if (k > 0) CHECK(e->frame == frames[k - 1].frame + 1u);
+            CHECK(e->resimulate_us == e->resimulated * step_us);
+            CHECK(e->rollback_depth <= e->resimulated);
+            if (e->frame < info.current_frame) CHECK(e->step_us == step_us);
+            CHECK(e->confirmed == (e->frame < info.confirmed_frame));
+            resimulated += e->resimulated;
+        }
+        CHECK(frames[n - 1].rtt_ms > 0);
+        /* Fewer places: the newest frames. */
+        rc_frame_telemetry few[4];
+        few[0].struct_size = sizeof few[0];
+        CHECK_CALL(rc_client_telemetry(clients[i], few, 4, &n), rc_client_last_error(clients[i]));
+        CHECK(n == 4 && few[3].frame == frames[telemetry_frames - 1].frame);
+        /* Misuse: no struct_size, no array for a capacity, no count. */
+        few[0].struct_size = 4;
+        CHECK(rc_client_telemetry(clients[i], few, 4, &n) == RC_ERR_ARGUMENT);
+        CHECK(rc_client_telemetry(clients[i], NULL, 4, &n) == RC_ERR_NULL);
+        CHECK(rc_client_telemetry(clients[i], NULL, 0, NULL) == RC_ERR_NULL);
+    }
+    CHECK(resimulated > 0); /* the links are lossy: some of the last frames were rolled back */
+
+    ticks[0].struct_size = sizeof(rc_server_frame_telemetry);
+    CHECK_CALL(rc_server_telemetry(server, ticks, telemetry_frames, &n), rc_server_last_error(server));
+    CHECK(n == telemetry_frames);
+    unsigned long long replaced = 0;
+    for (size_t k = 0; k < n; ++k) {
+        CHECK(ticks[k].step_us == step_us);
+        CHECK(ticks[k].tick_us == step_us); /* only the step moves the clock */
+        CHECK(ticks[k].players == players);
+        replaced += ticks[k].replaced_inputs;
+    }
+    unsigned long long replaced_by_slot = 0;
+    for (uint32_t slot = 0; slot < players; ++slot) {
+        slot_frames[0].struct_size = sizeof(rc_server_client_telemetry);
+        CHECK_CALL(rc_server_slot_telemetry(server, slot, slot_frames, telemetry_frames, &n),
+                   rc_server_last_error(server));
+        CHECK(n == telemetry_frames);
+        for (size_t k = 0; k < n; ++k) {
+            CHECK(slot_frames[k].frame == ticks[k].frame);
+            CHECK(slot_frames[k].present == 1);
+            replaced_by_slot += (unsigned)slot_frames[k].input_replaced;
+        }
+    }
+    CHECK(replaced == replaced_by_slot);
+    CHECK_CALL(rc_server_slot_telemetry(server, players, slot_frames, telemetry_frames, &n),
+               rc_server_last_error(server));
+    CHECK(n == 0); /* no such slot in this match */
+    CHECK(rc_server_slot_telemetry(server, 300, slot_frames, telemetry_frames, &n) == RC_ERR_ARGUMENT);
+}
+
 /* Plays a match. @p wall: real time (ENet), else virtual milliseconds. */
 static match_result play(int poll_mode, rc_transport *server_end, rc_transport *const *client_ends, int wall,
                          uint64_t duration_ms, rc_schema *schema) {
@@ -238,9 +316,13 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
 
     REQUIRE_CALL(rc_world_create(schema, &server_peer.world), rc_last_error());
     populate(server_peer.world);
+    rc_server_options server_options = {.struct_size = sizeof(rc_server_options)};
+    REQUIRE_CALL(rc_server_options_default(&server_options), rc_last_error());
+    server_options.telemetry_clock = fake_clock;
+    server_options.telemetry_clock_user = &fake_us;
     rc_server *server = NULL;
     REQUIRE_CALL(rc_server_create(&config, server_peer.world, server_end, poll_mode ? NULL : step_callback,
-                                  &server_peer, NULL, &server),
+                                  &server_peer, &server_options, &server),
                  rc_last_error());
     rc_client *clients[players];
     for (int i = 0; i < players; ++i) {
@@ -248,6 +330,8 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
         rc_client_options options = {.struct_size = sizeof(rc_client_options)};
         REQUIRE_CALL(rc_client_options_default(&options), rc_last_error());
         options.name = i == 0 ? "ada" : "grace";
+        options.telemetry_clock = fake_clock;
+        options.telemetry_clock_user = &fake_us;
         REQUIRE_CALL(rc_client_create(&config, client_peers[i].world, client_ends[i], poll_mode ? NULL : step_callback,
                                       &client_peers[i], &options, &clients[i]),
                      rc_last_error());
@@ -296,6 +380,7 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
     CHECK(totals.desyncs == 0);
     CHECK(totals.unverified_desyncs == 0);
     CHECK(server_peer.desyncs == 0 && server_peer.failed == 0);
+    if (!wall) check_telemetry(server, clients); /* a real link may not fill the rings in time */
 
     /* Frames confirmed long enough ago that any correction has run: every peer that stepped
      * them last stepped them with the confirmed inputs, so the hashes must be the server's. */

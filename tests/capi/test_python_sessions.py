@@ -458,6 +458,8 @@ def run_match(schema):
                   "%s: %d rollbacks but %d requests marked resimulating" % (c.name, s.rollbacks, c.resimulated))
             check(s.desyncs == 0, "%s counts %d desyncs" % (c.name, s.desyncs))
 
+        check_telemetry(m)
+
         # The server's world is the authority: every confirmed frame of each client equals it.
         compared = []
         for c, mark in zip(m.clients, marks):
@@ -498,6 +500,55 @@ def run_match(schema):
             world_stats.bolts_fired, world_stats.hits))
     finally:
         m.destroy()
+
+
+def read_telemetry(fn, cls, handle, error, *slot):
+    """A session's telemetry ring through rc_*_telemetry, oldest first (docs/net.md, "Telemetry")."""
+    kept = ctypes.c_size_t()
+    call(fn(handle, *slot, None, 0, ctypes.byref(kept)), fn.__name__, error)
+    out = (cls * kept.value)()
+    if kept.value == 0:
+        return []
+    out[0].struct_size = ctypes.sizeof(cls)
+    n = ctypes.c_size_t()
+    call(fn(handle, *slot, out, kept.value, ctypes.byref(n)), fn.__name__, error)
+    return list(out[:n.value])
+
+
+def check_telemetry(m):
+    """The rings of a played match: the last frames of every client, in order, with the rollbacks
+    the stats count; the server's ticks and each slot, agreeing on replaced inputs."""
+    resimulated = 0
+    for c in m.clients:
+        entries = read_telemetry(lib.rc_client_telemetry, rc.rc_frame_telemetry, c.handle, c.error)
+        info = c.info()
+        # The default keeps 600 frames; the match is about that long.
+        check(500 < len(entries) <= 600 and entries[-1].frame in (info.current_frame - 1, info.current_frame),
+              "%s: %d telemetry entries ending at frame %d (current %d)" % (c.name, len(entries),
+                                                                           entries[-1].frame if entries else -1,
+                                                                           info.current_frame))
+        check(all(b.frame == a.frame + 1 for a, b in zip(entries, entries[1:])),
+              "%s: telemetry frames are not consecutive" % c.name)
+        check(all(e.confirmed == (1 if e.frame < info.confirmed_frame else 0) for e in entries),
+              "%s: telemetry's confirmed flags disagree with confirmed_frame %d" % (c.name, info.confirmed_frame))
+        check(all(e.rollback_depth <= e.resimulated for e in entries), "%s: a rollback deeper than re-simulated"
+              % c.name)
+        resimulated += sum(e.resimulated for e in entries)
+    check(resimulated > 0, "no rollback in the telemetry of the last 600 frames")
+    ticks = read_telemetry(lib.rc_server_telemetry, rc.rc_server_frame_telemetry, m.server.handle, m.server.error)
+    check(500 < len(ticks) <= 600 and ticks[-1].frame + 1 == m.server.info().frame,
+          "server telemetry: %d entries ending at frame %s" % (len(ticks), ticks[-1].frame if ticks else None))
+    by_slot = [read_telemetry(lib.rc_server_slot_telemetry, rc.rc_server_client_telemetry, m.server.handle,
+                              m.server.error, slot) for slot in range(2)]
+    for i, t in enumerate(ticks):
+        # Both players are in for the last 300 frames (they joined in the first seconds).
+        joined = i >= len(ticks) - 300
+        check(all(s[i].frame == t.frame for s in by_slot) and
+              (not joined or (t.players == 2 and all(s[i].present for s in by_slot))),
+              "server telemetry frame %d: players %d, slots %s" % (t.frame, t.players,
+                                                                    [(s[i].frame, s[i].present) for s in by_slot]))
+        check(t.replaced_inputs == sum(s[i].input_replaced for s in by_slot),
+              "server telemetry frame %d: %d replaced, the slots say otherwise" % (t.frame, t.replaced_inputs))
 
 
 # ------------------------------------------------------------------ 2. misuse

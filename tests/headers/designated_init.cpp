@@ -11,6 +11,7 @@
 #include <retcon/net/enet_transport.hpp>
 #include <retcon/net/server_session.hpp>
 #include <retcon/net/session_config.hpp>
+#include <retcon/net/telemetry.hpp>
 #include <retcon/net/transport_mux.hpp>
 #include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/file.hpp>
@@ -32,5 +33,11 @@ match_params params() { return {.players = 2}; }
 token_verifier_options verifier() { return {.fleet = "eu-1"}; }
 agones_options agones() { return {.sdk_port = 9357}; }
 serve_options serve() { return {.handle_signals = false}; }
+telemetry_options telemetry() { return {.frames = 120}; }
+telemetry_clock telemetry_time() { return {.now_us = nullptr}; }
+client_options client_telemetry() { return {.telemetry = {.frames = 0}}; }
+frame_telemetry frame_entry() { return {.frame = 7}; }
+server_frame_telemetry server_frame_entry() { return {.frame = 7}; }
+server_client_telemetry server_client_entry() { return {.frame = 7}; }
 
 } // namespace retcon::headers_test

@@ -19,6 +19,7 @@
 #include "net/stats.hpp"
 #include "net/step_requests.hpp"
 #include "net/sync_test.hpp"
+#include "net/telemetry.hpp"
 #include "net/transport.hpp"
 
 #endif

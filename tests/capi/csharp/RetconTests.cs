@@ -149,6 +149,8 @@ static class Native {
         public IntPtr reconnect_token;
         public UIntPtr reconnect_token_size;
         public uint connect_timeout_ms;
+        public uint telemetry_frames;
+        public IntPtr telemetry_clock, telemetry_clock_user;
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -20,6 +20,7 @@
 #include "session_config.hpp"
 #include "stats.hpp"
 #include "step_requests.hpp"
+#include "telemetry.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -41,6 +42,8 @@ struct client_options {
     /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
     /// 0: wait for the transport to give up.
     std::uint32_t connect_timeout_ms = 5000;
+    /// @brief Per-frame telemetry kept (client_session::telemetry; docs/net.md, "Telemetry").
+    telemetry_options telemetry{};
 };
 
 /// @brief Where a client session is in its life (docs/session-states.md).
@@ -139,6 +142,15 @@ public:
     /// @brief Test/debug hook: applies @p corrupt to the world once, before the next frame is
     /// simulated, to exercise desync detection end to end.
     void debug_corrupt(std::function<void(world &)> corrupt);
+    /**
+     * @brief Copies the telemetry of the last frames into @p out, oldest first, and returns how
+     * many (docs/net.md, "Telemetry"): all that are kept if @p out has room for
+     * telemetry_capacity() entries, else the newest `out.size()`. Allocates nothing. Recent
+     * entries may still change (a frame confirmed, or its hash checked, later).
+     */
+    std::size_t telemetry(std::span<frame_telemetry> out) const noexcept;
+    /// @brief Frames of telemetry kept at most (`client_options::telemetry.frames`; 0: off).
+    [[nodiscard]] std::size_t telemetry_capacity() const noexcept;
 
 private:
     struct impl;

@@ -22,6 +22,10 @@ class server_session;
 class sync_test;
 class reconnect_token;
 struct sync_test_failure;
+struct telemetry_options;
+struct frame_telemetry;
+struct server_frame_telemetry;
+struct server_client_telemetry;
 
 } // namespace retcon
 

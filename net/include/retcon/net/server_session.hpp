@@ -17,6 +17,7 @@
 #include "session_config.hpp"
 #include "stats.hpp"
 #include "step_requests.hpp"
+#include "telemetry.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -118,6 +119,9 @@ struct server_options {
     /// @brief After `end_match`, how long to wait for every client to acknowledge the goodbye
     /// before `finished()` turns true anyway.
     std::uint32_t end_timeout_ms = 2000;
+    /// @brief Per-frame telemetry kept, for the ticks and for each player slot
+    /// (server_session::telemetry; docs/net.md, "Telemetry").
+    telemetry_options telemetry{};
 };
 
 /// @brief What is wrong with @p options (a timeout or interval that must be positive), or an
@@ -195,6 +199,17 @@ public:
     [[nodiscard]] bool knows(const reconnect_token &token) const noexcept;
     /// @brief The identity server_options::admission gave the player of @p slot (0: none).
     [[nodiscard]] std::uint64_t slot_player(int slot) const noexcept;
+    /**
+     * @brief Copies the telemetry of the last ticks into @p out, oldest first, and returns how
+     * many (docs/net.md, "Telemetry"): all that are kept if @p out has room for
+     * telemetry_capacity() entries, else the newest `out.size()`. Allocates nothing.
+     */
+    std::size_t telemetry(std::span<server_frame_telemetry> out) const noexcept;
+    /// @brief As telemetry(), what the server measured of player slot @p slot's client on the
+    /// last frames (0 for a slot outside the match).
+    std::size_t client_telemetry(int slot, std::span<server_client_telemetry> out) const noexcept;
+    /// @brief Frames of telemetry kept at most (`server_options::telemetry.frames`; 0: off).
+    [[nodiscard]] std::size_t telemetry_capacity() const noexcept;
 
 private:
     struct impl;
