@@ -18,6 +18,7 @@
 namespace retcon::headers_test {
 
 client_options client() { return {.name = "ada"}; }
+reconnect_policy reconnect() { return {.attempts = 5}; }
 server_options server() { return {.max_spectators = 2}; }
 session_config config() { return {.tick_hz = 30}; }
 enet_options enet() { return {.max_peers = 64}; }
