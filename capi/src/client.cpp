@@ -64,6 +64,11 @@ std::optional<client_options> options_from_c(std::string &err, const rc_client_o
             static_cast<const std::byte *>(o.reconnect_token), reconnect_token::size}};
     }
     out.connect_timeout_ms = o.connect_timeout_ms;
+    if (o.struct_size >= sizeof(rc_client_options)) { // a caller of the first version has no reconnection
+        out.reconnect.attempts = o.reconnect_attempts;
+        out.reconnect.backoff_ms = o.reconnect_backoff_ms;
+        out.reconnect.max_backoff_ms = o.reconnect_max_backoff_ms;
+    }
     return out;
 }
 
@@ -75,7 +80,7 @@ rc_status rc_client_options_default(rc_client_options *out) {
     auto &err = thread_error();
     if (!out) return fail(err, RC_ERR_NULL, "rc_client_options_default: out is NULL");
     if (auto s =
-            check_struct_size(err, out->struct_size, sizeof(rc_client_options), "rc_client_options_default", "out");
+            check_struct_size(err, out->struct_size, RC_CLIENT_OPTIONS_SIZE_V1, "rc_client_options_default", "out");
         s != RC_OK)
         return s;
     const client_options d;
@@ -86,6 +91,11 @@ rc_status rc_client_options_default(rc_client_options *out) {
     out->reconnect_token = nullptr;
     out->reconnect_token_size = 0;
     out->connect_timeout_ms = d.connect_timeout_ms;
+    if (out->struct_size >= sizeof(rc_client_options)) {
+        out->reconnect_attempts = d.reconnect.attempts;
+        out->reconnect_backoff_ms = d.reconnect.backoff_ms;
+        out->reconnect_max_backoff_ms = d.reconnect.max_backoff_ms;
+    }
     return RC_OK;
 }
 
@@ -102,7 +112,7 @@ rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_
         defaults.struct_size = sizeof defaults;
         (void)rc_client_options_default(&defaults);
         if (options) {
-            if (auto s = check_struct_size(err, options->struct_size, sizeof(rc_client_options), "rc_client_create",
+            if (auto s = check_struct_size(err, options->struct_size, RC_CLIENT_OPTIONS_SIZE_V1, "rc_client_create",
                                            "options");
                 s != RC_OK)
                 return s;

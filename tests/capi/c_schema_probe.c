@@ -218,6 +218,9 @@ static int print_sizes(void) {
     OFFSET(rc_client_options, reconnect_token);
     OFFSET(rc_client_options, reconnect_token_size);
     OFFSET(rc_client_options, connect_timeout_ms);
+    OFFSET(rc_client_options, reconnect_attempts);
+    OFFSET(rc_client_options, reconnect_backoff_ms);
+    OFFSET(rc_client_options, reconnect_max_backoff_ms);
 
     SIZE(rc_client_info);
     OFFSET(rc_client_info, struct_size);
