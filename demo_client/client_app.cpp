@@ -98,8 +98,9 @@ int run_client(const client_settings &s) {
         opt.name = s.name;
         opt.spectator = s.spectate;
         opt.connect_timeout_ms = s.connect_timeout_ms;
-        opt.reconnect_token = back;  // empty: a new player
-        opt.join_token = join_token; // a reconnection presents it again, with the reconnect token
+        opt.reconnect.attempts = s.reconnect_attempts; // the rest of the policy: its defaults
+        opt.reconnect_token = back;                    // empty: a new player
+        opt.join_token = join_token;                   // a reconnection presents it again, with the reconnect token
         session = std::make_unique<client_session>(
             config, w, [&g](world &ww, const frame_inputs &in) { g.step(ww, in); }, *net, opt);
         if (hash_log.is_open())

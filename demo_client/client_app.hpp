@@ -22,6 +22,8 @@ struct client_settings {
     double duration_s = 0;                   ///< leave after this long (0: until the match ends)
     double speed = 1.0;                      ///< replay playback speed
     std::uint32_t connect_timeout_ms = 5000; ///< give up if the server has not welcomed us by then
+    /// Reconnection attempts after a lost connection (client_options::reconnect; 0: none).
+    std::uint32_t reconnect_attempts = 0;
     /// Keep the server's reconnect token here and present it on the next start, to take the
     /// same slot back after a crash (token_file.hpp); a spectator ignores it. A secret: 0600.
     std::string token_file;

@@ -29,6 +29,11 @@ int main(int argc, char **argv) {
                    "keep the server's reconnect token in this file (0600) and present it at the next start, to "
                    "take the same slot back after a crash (a token the server does not know: joins as a new player); a "
                    "secret: never share it (ignored with --spectate)");
+    app.add_option("--reconnect", s.reconnect_attempts,
+                   "after losing the connection mid-match, connect again by itself up to this many times with the "
+                   "server's reconnect token (0: give up at once)")
+        ->check(CLI::Range(0u, 100u))
+        ->capture_default_str();
     app.add_option("--token", s.join_token,
                    "the join token a lobby (or retcon-token issue) gave for this match, when the server requires one");
     app.add_option("--seed", s.seed, "bot seed")->capture_default_str();

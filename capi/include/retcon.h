@@ -416,7 +416,10 @@ typedef enum rc_event_kind {
     RC_EVENT_RECORDING_FAILED = 12,
     RC_EVENT_DESYNC_UNVERIFIED = 13,
     RC_EVENT_CONNECTION_REFUSED = 14,
-    RC_EVENT_SESSION_FAILED = 15 /* a step failed or the session was misused inside one: it has ended */
+    RC_EVENT_SESSION_FAILED = 15, /* a step failed or the session was misused inside one: it has ended */
+    RC_EVENT_RECONNECTING =
+        16,                   /* client: reconnection attempt `count` starts; `cause`: why the last connection ended */
+    RC_EVENT_RECONNECTED = 17 /* client: back in the match after `count` attempts (the world is the server's) */
 } rc_event_kind;
 /** Why a connection ended (C++ disconnect_cause): rc_event.cause of DISCONNECTED and PLAYER_LEFT. */
 typedef enum rc_disconnect_cause {
@@ -471,7 +474,9 @@ typedef struct rc_event {
     uint32_t reject;          /* an rc_reject_reason (REJECTED; DISCONNECTED with cause REJECTED) */
     uint32_t unverified;      /* an rc_unverified_reason (DESYNC_UNVERIFIED) */
     uint32_t reserved;        /* 0 */
-    uint64_t count;           /* WAIT_RECOMMENDED: frames to wait; CONNECTION_REFUSED: connections */
+    uint64_t count;           /* WAIT_RECOMMENDED: frames to wait; CONNECTION_REFUSED: connections;
+                                 RECONNECTING: the attempt (from 1); RECONNECTED: attempts it took;
+                                 client DISCONNECTED: reconnection attempts made before giving up */
     const char *address;      /* server: the peer's "HOST:PORT" ("" if unknown) */
     const char *name;         /* server: the player's name from its hello ("" if none) */
     const char *path;         /* RECORDING_FAILED: the file that could not be written ("" otherwise) */
@@ -602,6 +607,10 @@ RC_API rc_status rc_sim_network_server(rc_sim_network *network, rc_transport **o
 /** A new client end, linked to the server with @p up and @p down (NULL: a perfect link). */
 RC_API rc_status rc_sim_network_connect(rc_sim_network *network, const rc_link *up, const rc_link *down,
                                         rc_transport **out);
+/** Cuts link @p link both ways (@p blackout != 0: nothing delivered, reliable packets held) or
+ *  restores it. Links are numbered in the order they were made, from 0: each connect makes one,
+ *  and so does each reconnection of a client end (docs/net.md, "Reconnecting"). */
+RC_API rc_status rc_sim_network_set_blackout(rc_sim_network *network, uint32_t link, int blackout);
 
 /* The server: the clock and the authority on inputs (C++ server_session). */
 typedef struct rc_server_options {
@@ -624,7 +633,7 @@ typedef struct rc_server_options {
     uint32_t history_frames;  /* 256 */
     uint32_t forensic_frames; /* 32: an image is kept for every checksum frame of these */
     uint32_t end_timeout_ms;  /* 2000 */
-    /* Telemetry (docs/net.md, "Telemetry"): */
+    /* Also since version 2: telemetry (docs/net.md, "Telemetry"): */
     uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
     rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
     void *telemetry_clock_user;            /* passed to telemetry_clock */
@@ -690,11 +699,18 @@ typedef struct rc_client_options {
     const void *reconnect_token; /* a previous connection's token, to take its slot back */
     size_t reconnect_token_size; /* 0 or RC_RECONNECT_TOKEN_SIZE */
     uint32_t connect_timeout_ms; /* 5000 (0: wait for the transport) */
-    /* Telemetry (docs/net.md, "Telemetry"): */
+    /* Since version 2 (C++ reconnect_policy; docs/net.md, "Reconnecting"): */
+    uint32_t reconnect_attempts;       /* 0: never reconnect by itself (the default) */
+    uint32_t reconnect_backoff_ms;     /* 500: wait after the first failed attempt, doubling */
+    uint32_t reconnect_max_backoff_ms; /* 4000: the longest wait */
+    /* Also since version 2: telemetry (docs/net.md, "Telemetry"): */
     uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
     rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
     void *telemetry_clock_user;            /* passed to telemetry_clock */
 } rc_client_options;
+/** The size of the first version of rc_client_options (up to connect_timeout_ms): a caller
+ *  built against it gets no reconnection and the default telemetry. */
+#define RC_CLIENT_OPTIONS_SIZE_V1 (offsetof(rc_client_options, reconnect_attempts))
 RC_API rc_status rc_client_options_default(rc_client_options *out);
 
 typedef enum rc_client_state {

@@ -67,8 +67,13 @@ std::optional<client_options> options_from_c(std::string &err, const rc_client_o
             static_cast<const std::byte *>(o.reconnect_token), reconnect_token::size}};
     }
     out.connect_timeout_ms = o.connect_timeout_ms;
-    out.telemetry.frames = o.telemetry_frames;
-    out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
+    if (o.struct_size >= sizeof(rc_client_options)) { // a caller of the first version has neither
+        out.reconnect.attempts = o.reconnect_attempts;
+        out.reconnect.backoff_ms = o.reconnect_backoff_ms;
+        out.reconnect.max_backoff_ms = o.reconnect_max_backoff_ms;
+        out.telemetry.frames = o.telemetry_frames;
+        out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
+    }
     return out;
 }
 
@@ -80,7 +85,7 @@ rc_status rc_client_options_default(rc_client_options *out) {
     auto &err = thread_error();
     if (!out) return fail(err, RC_ERR_NULL, "rc_client_options_default: out is NULL");
     if (auto s =
-            check_struct_size(err, out->struct_size, sizeof(rc_client_options), "rc_client_options_default", "out");
+            check_struct_size(err, out->struct_size, RC_CLIENT_OPTIONS_SIZE_V1, "rc_client_options_default", "out");
         s != RC_OK)
         return s;
     const client_options d;
@@ -91,9 +96,14 @@ rc_status rc_client_options_default(rc_client_options *out) {
     out->reconnect_token = nullptr;
     out->reconnect_token_size = 0;
     out->connect_timeout_ms = d.connect_timeout_ms;
-    out->telemetry_frames = d.telemetry.frames;
-    out->telemetry_clock = nullptr;
-    out->telemetry_clock_user = nullptr;
+    if (out->struct_size >= sizeof(rc_client_options)) {
+        out->reconnect_attempts = d.reconnect.attempts;
+        out->reconnect_backoff_ms = d.reconnect.backoff_ms;
+        out->reconnect_max_backoff_ms = d.reconnect.max_backoff_ms;
+        out->telemetry_frames = d.telemetry.frames;
+        out->telemetry_clock = nullptr;
+        out->telemetry_clock_user = nullptr;
+    }
     return RC_OK;
 }
 
@@ -110,7 +120,7 @@ rc_status rc_client_create(const rc_session_config *config, rc_world *world, rc_
         defaults.struct_size = sizeof defaults;
         (void)rc_client_options_default(&defaults);
         if (options) {
-            if (auto s = check_struct_size(err, options->struct_size, sizeof(rc_client_options), "rc_client_create",
+            if (auto s = check_struct_size(err, options->struct_size, RC_CLIENT_OPTIONS_SIZE_V1, "rc_client_create",
                                            "options");
                 s != RC_OK)
                 return s;

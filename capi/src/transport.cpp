@@ -138,4 +138,16 @@ rc_status rc_sim_network_connect(rc_sim_network *n, const rc_link *up, const rc_
     });
 }
 
+rc_status rc_sim_network_set_blackout(rc_sim_network *n, uint32_t link, int blackout) {
+    auto &err = thread_error();
+    return guarded(err, [&] {
+        if (!n) return fail(err, RC_ERR_NULL, "rc_sim_network_set_blackout: network is NULL");
+        if (link >= n->network.links())
+            return fail(err, RC_ERR_ARGUMENT, "rc_sim_network_set_blackout: link %u does not exist (%zu links)", link,
+                        n->network.links());
+        n->network.set_blackout(link, blackout != 0);
+        return RC_OK;
+    });
+}
+
 } // extern "C"

@@ -13,6 +13,7 @@
 #include "forensics.hpp"
 #include "input_queue.hpp"
 #include "rate_meter.hpp"
+#include "reconnection.hpp"
 #include "rollback.hpp"
 #include "snapshot_transfer.hpp"
 #include "telemetry_ring.hpp"
@@ -47,6 +48,10 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     step_function step;
     transport &net;
     client_options opt;
+    internal::reconnection again{opt.reconnect}; // after a lost connection (docs/net.md, "Reconnecting")
+    bool welcomed = false;                       // a welcome arrived on some connection: there is a slot to go back to
+    disconnect_cause lost_cause = disconnect_cause::none; // why the connection or the last attempt ended
+    std::string lost_text;
 
     client_state state = client_state::connecting;
     int slot = -1;
@@ -78,8 +83,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     std::uint64_t bytes_in = 0, bytes_out = 0;
 
     std::uint64_t now = 0;
-    std::uint64_t connect_start = 0; // first poll: the connect timeout counts from here
-    bool transport_up = false;       // the transport reported on_connect
+    std::uint64_t connect_start = 0; // first poll, or the reconnection attempt: the connect timeout counts from here
+    bool connect_started = false;
+    bool transport_up = false; // the transport reported on_connect
     std::uint64_t last_recv = 0;
     std::uint64_t last_ack_sent = 0;
     bool interrupted = false;
@@ -137,11 +143,43 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         return a.empty() ? std::string{"the server"} : a;
     }
 
-    /// Ends a session that never got its welcome: the connection did not come up, or the
+    /// A connection (or a reconnection attempt) never got its welcome: it did not come up, or the
     /// server did not answer the handshake.
     void connect_failed() {
-        disconnected(disconnect_cause::connect_failed, transport_up ? server_name() + " did not answer the handshake"
-                                                                    : "could not connect to " + server_name());
+        lost(disconnect_cause::connect_failed,
+             transport_up ? server_name() + " did not answer the handshake" : "could not connect to " + server_name());
+    }
+
+    /// The link failed for @p cause: another attempt if the reconnect policy has one left
+    /// (started by poll), otherwise the session is over.
+    void lost(disconnect_cause cause, std::string text) {
+        if (welcomed && again.lost(now, cause)) {
+            state = client_state::connecting;
+            lost_cause = cause;
+            lost_text = std::move(text);
+            return;
+        }
+        disconnected(cause, std::move(text));
+    }
+
+    /// Starts the scheduled reconnection attempt on a new connection to the same server.
+    void start_attempt() {
+        if (!net.reconnect()) {
+            again.cancel();
+            disconnected(lost_cause, lost_text + " (this transport cannot reconnect)");
+            return;
+        }
+        const std::uint32_t n = again.start();
+        transport_up = false;
+        connect_start = now;
+        last_recv = now;
+        transfer.reset();
+        stalled = false;
+        auto &e = emit(session_event_kind::reconnecting, current, slot,
+                       "reconnecting, attempt " + std::to_string(n) + " of " + std::to_string(again.attempts()) + ": " +
+                           lost_text);
+        e.cause = lost_cause;
+        e.count = n;
     }
 
     /// Queues an event; the caller fills the fields its kind carries (docs/net.md, "Events").
@@ -149,10 +187,18 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         return events.emit(k, frame, s, std::move(text));
     }
 
-    /// The session is over for @p cause: the state says so and the game gets the event.
-    void disconnected(disconnect_cause cause, std::string text) {
+    /// The session is over for @p cause: the state says so and the game gets the event (with
+    /// the reconnection attempts made, if any).
+    void disconnected(disconnect_cause cause, std::string text,
+                      wire::reject_reason reject = wire::reject_reason::none) {
         state = client_state::disconnected;
-        emit(session_event_kind::disconnected, current, slot, std::move(text)).cause = cause;
+        const std::uint32_t attempts = again.made();
+        again.cancel();
+        if (attempts > 0) text = "gave up reconnecting after " + std::to_string(attempts) + " attempt(s): " + text;
+        auto &e = emit(session_event_kind::disconnected, current, slot, std::move(text));
+        e.cause = cause;
+        e.reject = reject;
+        e.count = attempts;
     }
 
     void send(wire::channel ch, std::span<const std::byte> data) {
@@ -170,7 +216,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         h.content_version = cfg.content_version;
         h.input_size = cfg.input_size;
         h.spectator = opt.spectator;
-        h.reconnect_token = opt.reconnect_token;
+        h.reconnect_token = token.empty() ? opt.reconnect_token : token; // a reconnection takes its slot back
         h.name = opt.name;
         h.join_token = opt.join_token;
         wire::encode(h, out);
@@ -178,10 +224,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void on_disconnect(peer_id) override {
+        if (again.waiting()) return; // the connection already counted as lost; the next attempt is due
         if (state == client_state::connecting && !transport_up) { // the attempt itself failed
             connect_failed();
         } else if (state != client_state::rejected && state != client_state::disconnected) {
-            disconnected(disconnect_cause::closed, "connection closed");
+            lost(disconnect_cause::closed, "connection closed");
         }
     }
 
@@ -204,6 +251,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             }
             adopt(m);
             token = m.token;
+            welcomed = true;
             report_checksums = m.report_checksums;
             state = client_state::loading;
             // Reliable channels are ordered each on its own: the snapshot may have beaten us.
@@ -218,8 +266,13 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             const auto r = wire::decode(data, m);
             state = client_state::rejected;
             // An unreadable reject still refuses us; its reason is then unknown (`none`).
-            emit(session_event_kind::rejected, 0, -1, r ? m.text : "refused (unreadable reason: " + r.message() + ")")
-                .reject = r ? m.reason : wire::reject_reason::none;
+            const auto reason = r ? m.reason : wire::reject_reason::none;
+            std::string text = r ? m.text : "refused (unreadable reason: " + r.message() + ")";
+            emit(session_event_kind::rejected, 0, -1, text).reject = reason;
+            if (again.active()) { // a refused reconnection ends it: another would be refused too
+                disconnected(disconnect_cause::rejected, "refused: " + text, reason);
+                state = client_state::rejected;
+            }
             return;
         }
         case wire::message_kind::snapshot_chunk: {
@@ -252,10 +305,17 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             // Acknowledge, so the server's end_match can finish without waiting for its
             // timeout; the server then closes the connection (docs/net.md).
             if (state == client_state::disconnected) return;
+            wire::bye_msg m;
+            if (wire::decode(data, m) && m.reason == static_cast<std::uint8_t>(wire::bye_reason::violation)) {
+                // Kicked: a reconnection would be kicked again.
+                disconnected(disconnect_cause::violation, "the server ended the connection for a violation");
+                return;
+            }
             wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::acknowledged)}, out);
             send(wire::channel::control, out);
             net.flush();
             state = client_state::disconnected;
+            again.cancel();
             emit(session_event_kind::match_ended, current, slot, "the server ended the match");
             return;
         }
@@ -288,6 +348,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         }
         const frame_t f = *at;
         const bool first = state == client_state::loading;
+        const bool back = first && again.active();
         current = f;
         checksums.restart(f);
         inputs.restart(f, f + delay.frames());
@@ -297,6 +358,14 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         // Start ahead of the server by an estimate of half a round trip plus a margin; time
         // sync refines it.
         clock.start(now, (rtt.known() ? rtt.rtt_ms() / 2.0 : 50.0) + clock.period() * 2.0);
+        if (back) {
+            auto &e = emit(session_event_kind::reconnected, f, slot,
+                           "reconnected after " + std::to_string(again.made()) + " attempt(s)");
+            e.cause = lost_cause;
+            e.count = again.made();
+            again.cancel();
+            return;
+        }
         emit(first ? session_event_kind::synchronized : session_event_kind::resynchronized, f, slot);
     }
 
@@ -538,6 +607,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
 
     /// Says goodbye to the server and closes the connection.
     void leave() {
+        again.cancel(); // the player's choice: never undone by a reconnection
         wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::leaving)}, out);
         send(wire::channel::control, out);
         net.flush();
@@ -588,9 +658,13 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         internal::tick_guard::refuse_while(ticking, "client_session::poll");
         now = std::max(now, t); // a clock that steps back is time standing still, never a wrap
         if (last_recv == 0) last_recv = now;
-        if (connect_start == 0) connect_start = now | 1u; // never 0: "not started"
+        if (!connect_started) {
+            connect_start = now;
+            connect_started = true;
+        }
         net.poll(now, *this);
-        if (state == client_state::connecting && opt.connect_timeout_ms != 0 &&
+        if (again.due(now)) start_attempt();
+        if (state == client_state::connecting && !again.waiting() && opt.connect_timeout_ms != 0 &&
             now - std::min(now, connect_start) >= opt.connect_timeout_ms) {
             connect_failed();
             net.disconnect(0); // abandon the attempt
@@ -602,8 +676,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                 emit(session_event_kind::network_interrupted, current, slot);
             }
             if (silent >= cfg.disconnect_ms) {
-                disconnected(disconnect_cause::timed_out, "server silent for " + std::to_string(silent) + " ms");
                 net.disconnect(0);
+                lost(disconnect_cause::timed_out, "server silent for " + std::to_string(silent) + " ms");
+                if (again.due(now)) start_attempt(); // the first attempt starts at once
             }
         }
         if (state == client_state::running && slot < 0 && static_cast<double>(now - last_ack_sent) >= clock.period())
@@ -639,6 +714,7 @@ step_requests client_session::tick_requests(std::span<const std::byte> input) { 
 bool client_session::next_event(session_event &out) { return impl_->events.pop(out); }
 void client_session::leave() { impl_->leave(); }
 client_state client_session::state() const noexcept { return impl_->state; }
+bool client_session::reconnecting() const noexcept { return impl_->again.active(); }
 const session_stats &client_session::stats() const noexcept { return impl_->st; }
 int client_session::slot() const noexcept { return impl_->slot; }
 std::size_t client_session::players() const noexcept { return impl_->players; }

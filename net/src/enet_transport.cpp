@@ -80,6 +80,7 @@ public:
         : host_{host}, server_{is_server}, options_{options}, pending_{pending}, remote_{std::move(remote)},
           slots_(is_server ? host->peerCount : 0) {
         host_->intercept = &intercept;
+        if (pending_) server_address_ = pending_->address;
     }
 
     ~enet_transport() override {
@@ -147,6 +148,23 @@ public:
                 s.closing_since_ms = now_ms_;
             }
         }
+    }
+
+    // Client: the old connection is reset (told to the server once, unreliably) and a new CONNECT
+    // goes to the same address; the host's only peer slot is free again after the reset.
+    bool reconnect() override {
+        if (server_) return false;
+        if (pending_) enet_peer_reset(pending_);
+        pending_ = nullptr;
+        cookie_ = 0;
+        if (const auto it = peers_.find(0); it != peers_.end()) {
+            it->second->data = nullptr; // no event for it any more
+            enet_peer_disconnect_now(it->second, 0);
+            peers_.erase(it);
+        }
+        pending_ = enet_host_connect(host_, &server_address_, wire::channel_count, 0);
+        enet_host_flush(host_);
+        return pending_ != nullptr;
     }
 
     void admit(peer_id id) override {
@@ -540,8 +558,9 @@ private:
     ENetHost *host_;
     bool server_;
     enet_options options_;
-    ENetPeer *pending_;  // client: the server's peer until it connects (or fails)
-    std::string remote_; // client: "HOST:PORT" as asked
+    ENetPeer *pending_;            // client: the server's peer until it connects (or fails)
+    std::string remote_;           // client: "HOST:PORT" as asked
+    ENetAddress server_address_{}; // client: where remote_ resolved to, to connect again
     peer_id next_id_ = 0;
     std::uint64_t now_ms_ = 0; // the latest poll's time
     std::unordered_map<peer_id, ENetPeer *> peers_;

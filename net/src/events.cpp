@@ -7,11 +7,11 @@ namespace retcon {
 namespace {
 // One name per enumerator, in value order; the static_asserts fail when an enumerator is added
 // without its name (the C API's enums are checked against these in tests/capi).
-constexpr std::array<const char *, 16> kind_names{
+constexpr std::array<const char *, 18> kind_names{
     "connected",        "synchronized",        "rejected",         "player_joined",     "player_left",
     "disconnected",     "network_interrupted", "network_resumed",  "desync_detected",   "resynchronized",
     "wait_recommended", "match_ended",         "recording_failed", "desync_unverified", "connection_refused",
-    "session_failed",
+    "session_failed",   "reconnecting",        "reconnected",
 };
 static_assert(kind_names.size() == static_cast<std::size_t>(last_session_event_kind) + 1u,
               "session_event_kind: add the new kind's name to kind_names");

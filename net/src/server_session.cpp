@@ -173,6 +173,10 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void hostile(conn &c, const std::string &why) {
+        // Said before the close (reliable, so it arrives first), so that a client that
+        // reconnects by itself knows not to (docs/net.md, "Reconnecting").
+        wire::encode(wire::bye_msg{static_cast<std::uint8_t>(wire::bye_reason::violation)}, out);
+        send(c, wire::channel::control, out);
         drop(c.peer(), disconnect_cause::violation, "disconnected: " + why + " (" + c.describe() + ")", true);
     }
 

@@ -26,6 +26,9 @@ struct sim_network::impl {
         bool server_knows = false;
         bool client_notified_close = false;
         bool server_notified_close = false;
+        // When the client hears of the server's disconnect: after the reliable packets sent
+        // before it, as over ENet (a reject or goodbye arrives before the close).
+        std::uint64_t server_close_at = 0;
         std::uint64_t bytes_up = 0, bytes_down = 0;
         // Reliable delivery is ordered per channel (as in ENet), not across channels.
         std::uint64_t last_reliable_up[wire::channel_count] = {}, last_reliable_down[wire::channel_count] = {};
@@ -40,7 +43,13 @@ struct sim_network::impl {
         }
         void disconnect(peer_id peer) override {
             if (index_ == server_index) {
-                if (peer < net_.links.size()) net_.links[peer].server_open = false;
+                if (peer < net_.links.size() && net_.links[peer].server_open) {
+                    link &l = net_.links[peer];
+                    l.server_open = false;
+                    l.server_close_at = clock_ms;
+                    for (const std::uint64_t at : l.last_reliable_down)
+                        l.server_close_at = std::max(l.server_close_at, at);
+                }
             } else {
                 net_.links[index_].client_open = false;
             }
@@ -48,6 +57,15 @@ struct sim_network::impl {
         void poll(std::uint64_t now_ms, transport_handler &h) override {
             clock_ms = now_ms;
             net_.poll(index_, now_ms, h);
+        }
+        // A new link with the same conditions; the old one ends as if this end disconnected.
+        bool reconnect() override {
+            if (index_ == server_index) return false;
+            net_.links[index_].client_open = false;
+            const link_conditions up = net_.links[index_].up,
+                                  down = net_.links[index_].down; // copies: add_link grows links
+            index_ = net_.add_link(up, down, *this);
+            return true;
         }
         // Virtual time: nothing arrives while the caller waits, so there is nothing to wait for.
         bool wait(std::chrono::microseconds) override { return false; }
@@ -61,14 +79,24 @@ struct sim_network::impl {
     std::mt19937_64 rng;
     std::uint64_t seq = 0;
     std::unique_ptr<endpoint> server_ep;
-    std::vector<std::unique_ptr<endpoint>> clients;
+    std::vector<std::unique_ptr<endpoint>> clients; // in creation order
     std::vector<link> links;
+    std::vector<endpoint *> link_ends; // the client end of each link (a reconnection moves to a new one)
     std::vector<packet> pool;
     std::vector<std::size_t> free_slots;
     std::vector<std::size_t> to_server;              // heap of packet slots
     std::vector<std::vector<std::size_t>> to_client; // heap per client
 
     explicit impl(std::uint64_t seed) : rng{seed} {}
+
+    std::size_t add_link(const link_conditions &up, const link_conditions &down, endpoint &end) {
+        links.emplace_back();
+        links.back().up = up;
+        links.back().down = down;
+        to_client.emplace_back();
+        link_ends.push_back(&end);
+        return links.size() - 1;
+    }
 
     double uniform() { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
@@ -166,11 +194,11 @@ struct sim_network::impl {
                 l.announced = true;
                 h.on_connect(0);
             }
-            if (!l.server_open && !l.client_notified_close) {
+            deliver(to_client[who], now, h, false);
+            if (!l.server_open && !l.client_notified_close && now >= l.server_close_at) {
                 l.client_notified_close = true;
                 h.on_disconnect(0);
             }
-            deliver(to_client[who], now, h, false);
         }
     }
 
@@ -199,12 +227,9 @@ transport &sim_network::server() {
 }
 
 transport &sim_network::connect(const link_conditions &up, const link_conditions &down) {
-    const std::size_t i = impl_->clients.size();
-    impl_->links.emplace_back();
-    impl_->links.back().up = up;
-    impl_->links.back().down = down;
-    impl_->to_client.emplace_back();
-    impl_->clients.push_back(std::make_unique<impl::endpoint>(*impl_, i));
+    auto end = std::make_unique<impl::endpoint>(*impl_, impl_->links.size());
+    impl_->add_link(up, down, *end);
+    impl_->clients.push_back(std::move(end));
     return *impl_->clients.back();
 }
 
@@ -217,9 +242,10 @@ void sim_network::set_blackout(std::size_t client, bool blackout) {
     auto &l = impl_->links.at(client);
     const bool was = l.blackout;
     l.blackout = blackout;
-    if (was && !blackout) impl_->release_held(client, impl_->clients[client]->clock_ms);
+    if (was && !blackout) impl_->release_held(client, impl_->link_ends[client]->clock_ms);
 }
 
+std::size_t sim_network::links() const { return impl_->links.size(); }
 std::uint64_t sim_network::bytes_up(std::size_t client) const { return impl_->links.at(client).bytes_up; }
 std::uint64_t sim_network::bytes_down(std::size_t client) const { return impl_->links.at(client).bytes_down; }
 

@@ -259,6 +259,9 @@ static int print_sizes(void) {
     OFFSET(rc_client_options, reconnect_token);
     OFFSET(rc_client_options, reconnect_token_size);
     OFFSET(rc_client_options, connect_timeout_ms);
+    OFFSET(rc_client_options, reconnect_attempts);
+    OFFSET(rc_client_options, reconnect_backoff_ms);
+    OFFSET(rc_client_options, reconnect_max_backoff_ms);
     OFFSET(rc_client_options, telemetry_frames);
     OFFSET(rc_client_options, telemetry_clock);
     OFFSET(rc_client_options, telemetry_clock_user);

@@ -7,6 +7,9 @@
  *                        clients, every confirmed frame's hash equal on all three, and the
  *                        server's hashes equal in both modes (same seed, same inputs).
  *   c_sessions enet    - poll mode over real ENet sockets on loopback, on the wall clock.
+ *   c_sessions reconnect - a client with rc_client_options.reconnect_attempts whose simulated
+ *                        link goes dead mid-match reconnects by itself (RC_EVENT_RECONNECTING,
+ *                        then RC_EVENT_RECONNECTED) into its slot and plays on in sync.
  *
  * Exits 0 only if every check passes; prints each failed check otherwise.
  */
@@ -428,6 +431,104 @@ static match_result play_simulated(int poll_mode, rc_schema *schema) {
     return r;
 }
 
+/* One server, one client with automatic reconnection; the client's link is cut for good at 3 s
+ * (docs/net.md, "Reconnecting"). */
+static void play_reconnecting(rc_schema *schema) {
+    rc_sim_network *net = NULL;
+    REQUIRE_CALL(rc_sim_network_create(31u, &net), rc_last_error());
+    rc_transport *server_end = NULL, *client_end = NULL;
+    REQUIRE_CALL(rc_sim_network_server(net, &server_end), rc_last_error());
+    const rc_link link = {sizeof(rc_link), 20, 0, 0.0, 0.0, 0.0};
+    REQUIRE_CALL(rc_sim_network_connect(net, &link, &link, &client_end), rc_last_error());
+
+    rc_session_config config = {.struct_size = sizeof(rc_session_config)};
+    REQUIRE_CALL(rc_session_config_default(&config), rc_last_error());
+    config.max_players = players;
+    config.input_size = sizeof(stick);
+    config.input_layout_hash = stick_layout_hash();
+    config.content_version = 7;
+    memset(&server_peer, 0, sizeof server_peer);
+    memset(client_peers, 0, sizeof client_peers);
+    server_peer.name = "server";
+    client_peers[0].name = "client";
+    REQUIRE_CALL(rc_world_create(schema, &server_peer.world), rc_last_error());
+    populate(server_peer.world);
+    REQUIRE_CALL(rc_world_create(schema, &client_peers[0].world), rc_last_error());
+    rc_server *server = NULL;
+    REQUIRE_CALL(rc_server_create(&config, server_peer.world, server_end, step_callback, &server_peer, NULL, &server),
+                 rc_last_error());
+    rc_client_options options = {.struct_size = sizeof(rc_client_options)};
+    REQUIRE_CALL(rc_client_options_default(&options), rc_last_error());
+    CHECK(options.reconnect_attempts == 0); /* off unless asked for */
+    CHECK(options.reconnect_backoff_ms == 500 && options.reconnect_max_backoff_ms == 4000);
+    options.reconnect_attempts = 3;
+    rc_client *client = NULL;
+    REQUIRE_CALL(rc_client_create(&config, client_peers[0].world, client_end, step_callback, &client_peers[0], &options,
+                                  &client),
+                 rc_last_error());
+
+    int32_t slot_before = -2;
+    unsigned reconnecting = 0, reconnected = 0, disconnected = 0;
+    uint64_t first_attempt = 0, taken = 0;
+    for (uint64_t now = 1; now <= 12000; ++now) {
+        if (now == 3000) {
+            rc_client_info info = {.struct_size = sizeof(rc_client_info)};
+            REQUIRE_CALL(rc_client_get_info(client, &info), rc_client_last_error(client));
+            CHECK(info.state == RC_CLIENT_RUNNING);
+            slot_before = info.slot;
+            REQUIRE_CALL(rc_sim_network_set_blackout(net, 0, 1), rc_last_error());
+        }
+        REQUIRE_CALL(rc_server_update(server, now), rc_server_last_error(server));
+        const stick s = stick_for(now / 16u, 0);
+        REQUIRE_CALL(rc_client_update(client, now, &s, sizeof s), rc_client_last_error(client));
+        rc_event e = {.struct_size = sizeof(rc_event)};
+        int has = 0;
+        while (rc_server_next_event(server, &e, &has) == RC_OK && has) count_event(&server_peer, &e);
+        while (rc_client_next_event(client, &e, &has) == RC_OK && has) {
+            count_event(&client_peers[0], &e);
+            if (e.kind == RC_EVENT_RECONNECTING && reconnecting++ == 0) {
+                first_attempt = e.count;
+                CHECK(e.cause == RC_DISCONNECT_TIMED_OUT);
+            }
+            if (e.kind == RC_EVENT_RECONNECTED) {
+                ++reconnected;
+                taken = e.count;
+            }
+            if (e.kind == RC_EVENT_DISCONNECTED) ++disconnected;
+        }
+    }
+    CHECK(reconnecting == 1 && first_attempt == 1);
+    CHECK(reconnected == 1 && taken == 1);
+    CHECK(disconnected == 0);
+    CHECK(client_peers[0].desyncs == 0 && client_peers[0].failed == 0);
+    rc_client_info info = {.struct_size = sizeof(rc_client_info)};
+    REQUIRE_CALL(rc_client_get_info(client, &info), rc_client_last_error(client));
+    CHECK(info.state == RC_CLIENT_RUNNING);
+    CHECK(info.slot == slot_before);
+    /* Frames the client stepped after it was back agree with the server's. */
+    unsigned compared = 0;
+    const rc_frame settled = info.confirmed_frame > 30u ? info.confirmed_frame - 30u : 0u;
+    for (rc_frame f = settled > 120u ? settled - 120u : 0u; f < settled && f < max_frames; ++f) {
+        if (!server_peer.have[f] || !client_peers[0].have[f]) continue;
+        ++compared;
+        CHECK(client_peers[0].hashes[f] == server_peer.hashes[f]);
+    }
+    CHECK(compared > 60);
+    printf("reconnect: back in slot %d after %llu attempt(s), %u frames compared\n", (int)info.slot,
+           (unsigned long long)taken, compared);
+
+    /* A link that does not exist is refused by name. */
+    CHECK(rc_sim_network_set_blackout(net, 99, 1) == RC_ERR_ARGUMENT);
+
+    rc_client_destroy(client);
+    rc_server_destroy(server);
+    rc_transport_destroy(client_end);
+    rc_transport_destroy(server_end);
+    rc_sim_network_destroy(net);
+    rc_world_destroy(client_peers[0].world);
+    rc_world_destroy(server_peer.world);
+}
+
 int main(int argc, char **argv) {
     const char *which = argc > 1 ? argv[1] : "sim";
     rc_schema *schema = make_schema();
@@ -454,8 +555,10 @@ int main(int argc, char **argv) {
         CHECK(r.confirmed > 120); /* about 4 s at 60 Hz, minus the handshake */
         for (int i = 0; i < players; ++i) rc_transport_destroy(client_ends[i]);
         rc_transport_destroy(server_end);
+    } else if (strcmp(which, "reconnect") == 0) {
+        play_reconnecting(schema);
     } else {
-        fprintf(stderr, "usage: c_sessions sim|enet\n");
+        fprintf(stderr, "usage: c_sessions sim|enet|reconnect\n");
         return 2;
     }
     rc_schema_destroy(schema);

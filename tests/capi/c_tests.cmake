@@ -40,10 +40,12 @@ target_compile_definitions(retcon_capi_tests PRIVATE RETCON_TEST_DATA_DIR="${PRO
 
 # capi:c_sessions_sim / capi:c_sessions_enet - a server and two clients from pure C
 # (docs/c-api.md, "Sessions"): over the simulated network in callback and poll mode, and in
-# poll mode over real ENet sockets on loopback.
+# poll mode over real ENet sockets on loopback. capi:c_sessions_reconnect - automatic reconnection
+# after the client's link goes dead (rc_client_options.reconnect_attempts).
 add_executable(retcon_capi_c_sessions ${retcon_capi_c_tests_dir}/c_sessions.c)
 target_link_libraries(retcon_capi_c_sessions PRIVATE retcon::c)
 retcon_c_target_warnings(retcon_capi_c_sessions)
 add_test(NAME capi:c_sessions_sim COMMAND retcon_capi_c_sessions sim)
 add_test(NAME capi:c_sessions_enet COMMAND retcon_capi_c_sessions enet)
-set_tests_properties(capi:c_sessions_sim capi:c_sessions_enet PROPERTIES TIMEOUT 120)
+add_test(NAME capi:c_sessions_reconnect COMMAND retcon_capi_c_sessions reconnect)
+set_tests_properties(capi:c_sessions_sim capi:c_sessions_enet capi:c_sessions_reconnect PROPERTIES TIMEOUT 120)

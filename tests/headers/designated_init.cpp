@@ -20,6 +20,7 @@
 namespace retcon::headers_test {
 
 client_options client() { return {.name = "ada"}; }
+reconnect_policy reconnect() { return {.attempts = 5}; }
 server_options server() { return {.max_spectators = 2}; }
 session_config config() { return {.tick_hz = 30}; }
 client_config client_side() { return {.content_version = 2}; }

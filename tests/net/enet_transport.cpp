@@ -744,3 +744,85 @@ TEST_CASE("a client destroyed right after its last reliable packet and its disco
     server_thread.join();
     CHECK(order == std::vector<std::string>{"goodbye", "disconnect"});
 }
+
+TEST_CASE("a client session over real ENet reconnects by itself after its link went dead", "[net][enet][reconnect]") {
+    // docs/net.md, "Reconnecting": the client's link (a relay on loopback) drops everything for
+    // 2.5 s; ENet or the session gives the connection up, the session connects again from the
+    // same socket with its reconnect token, and plays on in its slot.
+    auto server_t = make_enet_server(0, {}, "127.0.0.1");
+    REQUIRE(server_t.ok());
+    const auto cfg = game_config(1);
+    world sw{game_schema()};
+    init_game(sw);
+    server_session server{cfg, sw, step_game, **server_t};
+    std::map<std::uint32_t, std::uint64_t> server_hashes;
+    server.on_confirmed([&](const frame_inputs &in, const world &, std::uint64_t h) { server_hashes[in.frame()] = h; });
+
+    delay_relay relay{(*server_t)->local_port(), 1000, "127.0.0.1"};
+    REQUIRE(relay.ok());
+    world cw{game_schema()};
+    init_game(cw);
+    auto client_t = make_enet_client("127.0.0.1", relay.port());
+    REQUIRE(client_t.ok());
+    session_config ccfg = cfg;
+    ccfg.disconnect_ms = 1500; // the client's own patience (local)
+    client_options opt;
+    opt.reconnect = {.attempts = 10, .backoff_ms = 200, .max_backoff_ms = 400};
+    opt.connect_timeout_ms = 1000;
+    client_session client{ccfg, cw, step_game, **client_t, opt};
+    std::map<std::uint32_t, std::uint64_t> client_hashes;
+    client.on_confirmed_hash([&](std::uint32_t f, std::uint64_t h) { client_hashes[f] = h; });
+    std::vector<session_event> events;
+    bot b{5};
+
+    int slot = -1;
+    std::uint64_t cut_at = 0, restored_at = 0, back_at = 0;
+    const auto start = wall_ms();
+    for (;;) {
+        const auto now = wall_ms();
+        if (now - start > 30000) break; // a failure, not a threshold: the checks below say which
+        relay.pump(now * 1000);
+        server.poll(now);
+        while (server.should_tick(now)) server.tick();
+        client.poll(now);
+        while (client.should_tick(now)) client.tick(b.next());
+        for (session_event ev; client.next_event(ev);) {
+            if (ev.kind == session_event_kind::reconnected) back_at = now;
+            events.push_back(ev);
+        }
+        if (cut_at == 0 && client.state() == client_state::running && now - start > 1500) {
+            slot = client.slot();
+            cut_at = now;
+            relay.set_cut(true);
+        }
+        if (cut_at != 0 && restored_at == 0 && now - cut_at >= 2500) {
+            restored_at = now;
+            relay.set_cut(false);
+        }
+        if (back_at != 0 && now - back_at >= 1500) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(cut_at != 0);
+    INFO("events: " << [&] {
+        std::string all;
+        for (const auto &e : events) all += std::string(to_string(e.kind)) + " (" + e.text + "); ";
+        return all;
+    }());
+    const auto count = [&events](session_event_kind k) {
+        return std::count_if(events.begin(), events.end(), [k](const session_event &e) { return e.kind == k; });
+    };
+    CHECK(count(session_event_kind::reconnecting) >= 1);
+    REQUIRE(count(session_event_kind::reconnected) == 1);
+    CHECK(count(session_event_kind::disconnected) == 0);
+    CHECK(client.state() == client_state::running);
+    CHECK(client.slot() == slot);
+    std::size_t compared = 0, mismatched = 0;
+    for (const auto &[f, h] : client_hashes) {
+        const auto it = server_hashes.find(f);
+        if (it == server_hashes.end()) continue;
+        ++compared;
+        mismatched += it->second != h ? 1u : 0u;
+    }
+    CHECK(compared > 60);
+    CHECK(mismatched == 0);
+}

@@ -149,6 +149,7 @@ static class Native {
         public IntPtr reconnect_token;
         public UIntPtr reconnect_token_size;
         public uint connect_timeout_ms;
+        public uint reconnect_attempts, reconnect_backoff_ms, reconnect_max_backoff_ms;
         public uint telemetry_frames;
         public IntPtr telemetry_clock, telemetry_clock_user;
     }

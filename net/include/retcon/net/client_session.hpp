@@ -25,6 +25,27 @@
 
 namespace retcon {
 
+/**
+ * @brief Whether and how a client session connects again by itself after losing its connection,
+ * presenting the reconnect token its server issued (docs/net.md, "Reconnecting").
+ *
+ * Only a session that was welcomed reconnects, and only after the link failed: the transport
+ * closed (`closed`), the server fell silent (`timed_out`), or an attempt could not connect
+ * (`connect_failed`). A refusal, the match's end, a kick for a violation, a bad snapshot or
+ * leave() end the session as before. The first attempt starts at once; after each failed one
+ * the session waits `backoff_ms`, doubling up to `max_backoff_ms`, counted on the clock given to
+ * poll(). Each attempt has `client_options::connect_timeout_ms` to be welcomed.
+ */
+struct reconnect_policy {
+    /// @brief Attempts after each lost connection; 0 (the default): none, the loss raises
+    /// `disconnected` at once.
+    std::uint32_t attempts = 0;
+    /// @brief Wait after the first failed attempt; it doubles after each further one.
+    std::uint32_t backoff_ms = 500;
+    /// @brief The longest wait between two attempts.
+    std::uint32_t max_backoff_ms = 4000;
+};
+
 /// @brief Client-side choices that the server does not need to agree with.
 struct client_options {
     std::string name = "player";
@@ -42,6 +63,9 @@ struct client_options {
     /// gives up with `disconnected` "could not connect to HOST:PORT" (docs/session-states.md).
     /// 0: wait for the transport to give up.
     std::uint32_t connect_timeout_ms = 5000;
+    /// @brief Automatic reconnection with the session's reconnect token (off by default:
+    /// docs/net.md, "Reconnecting").
+    reconnect_policy reconnect{};
     /// @brief Per-frame telemetry kept (client_session::telemetry; docs/net.md, "Telemetry").
     telemetry_options telemetry{};
 };
@@ -110,7 +134,11 @@ public:
     /// @brief Leaves the match (sends goodbye, disconnects).
     void leave();
 
+    /// @brief Where the session is; while it reconnects: `connecting`, then `loading`.
     [[nodiscard]] client_state state() const noexcept;
+    /// @brief True from a lost connection that client_options::reconnect retries until
+    /// `reconnected` or the final `disconnected` (docs/net.md, "Reconnecting").
+    [[nodiscard]] bool reconnecting() const noexcept;
     [[nodiscard]] const session_stats &stats() const noexcept;
     /// @brief Player slot, or -1 for a spectator / before welcome.
     [[nodiscard]] int slot() const noexcept;

@@ -28,10 +28,12 @@ enum class session_event_kind : std::uint8_t {
     desync_unverified, ///< a client reported a checksum mismatch that no upload verified; `unverified` says why (server)
     connection_refused, ///< connections refused before the handshake (caps, deadlines); at most one a second, `count` of them (server)
     session_failed, ///< a step was not completed (poll mode: requests abandoned, or the C API's step failed); the session has ended, `text` says why
+    reconnecting, ///< attempt `count` to connect again starts; `cause`: why the connection or the previous attempt ended (client, docs/net.md "Reconnecting")
+    reconnected,  ///< back in the match after `count` attempts: the server's snapshot replaced the world (client)
 };
 
 /// @brief The last kind: tables over the kinds (names, the C enum) are checked against it.
-inline constexpr session_event_kind last_session_event_kind = session_event_kind::session_failed;
+inline constexpr session_event_kind last_session_event_kind = session_event_kind::reconnected;
 
 /// @brief Why a connection ended (`disconnected` on both sides, `player_left` on the server).
 enum class disconnect_cause : std::uint8_t {
@@ -69,7 +71,9 @@ struct session_event {
     frame_t frame = 0; ///< the frame the event concerns
     int slot = -1;     ///< player slot concerned, -1 if none
     std::string text;  ///< details for a log (reasons, diverging pools and fields)
-    /// @brief disconnected / player_left: why the connection ended (`none` otherwise).
+    /// @brief disconnected / player_left: why the connection ended; reconnecting: why the
+    /// connection or the previous attempt ended; reconnected: why the connection was lost
+    /// (`none` otherwise).
     disconnect_cause cause = disconnect_cause::none;
     /// @brief rejected, and disconnected with cause `rejected`: the server's reason
     /// (`wire::reject_reason::none` otherwise).
@@ -77,7 +81,9 @@ struct session_event {
     /// @brief desync_unverified: why no upload verified the mismatch.
     unverified_reason unverified = unverified_reason::none;
     /// @brief wait_recommended: frames to wait at least (how far past the prediction window the
-    /// client would be); connection_refused: how many connections this report covers.
+    /// client would be); connection_refused: how many connections this report covers;
+    /// reconnecting: the attempt's number (from 1); reconnected: the attempts it took;
+    /// disconnected (client): the reconnection attempts made before giving up (0: none).
     std::uint64_t count = 0;
     /// @brief Server: the peer's address ("HOST:PORT", empty on the simulated network) for
     /// player_joined, player_left, disconnected and a connection_refused of one connection.

@@ -212,6 +212,7 @@ enum class bye_reason : std::uint8_t {
     leaving = 0,      ///< client → server: the player leaves the match
     match_ended = 1,  ///< server → client: the server ended the match
     acknowledged = 2, ///< client → server: the server's match_ended bye arrived
+    violation = 3,    ///< server → client: the server ends this connection for breaking the protocol or a limit
 };
 
 /// @brief Either way, reliable: leaving, ending the match, or acknowledging its end.

@@ -29,6 +29,11 @@ struct link_conditions {
  * channels may overtake each other, as they can over ENet; the unreliable channel suffers
  * every impairment.
  *
+ * A client endpoint's `reconnect` ends its link (the server sees it close) and moves the endpoint
+ * to a new link with the same conditions, numbered after every existing one: the indices below
+ * name links, in the order they were made. The client hears of a disconnect from the server
+ * after the reliable packets the server sent before it, as over ENet.
+ *
  * Its transports' `wait` returns false at once: time is virtual (the caller advances it), so no
  * packet can arrive while the caller blocks; a loop driven by a sim_network must not rely on
  * `wait` to pace itself.
@@ -50,6 +55,8 @@ public:
     transport &server();
     /// @brief A new client endpoint; it connects during its first poll.
     transport &connect(const link_conditions &up, const link_conditions &down);
+    /// @brief Links made so far (connect and reconnections); the newest is `links() - 1`.
+    [[nodiscard]] std::size_t links() const;
     /// @brief Changes a client's link conditions (index in connection order).
     void set_conditions(std::size_t client, const link_conditions &up, const link_conditions &down);
     /// @brief Cuts a client's link both ways (nothing is delivered) until restored.

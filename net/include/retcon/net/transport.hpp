@@ -84,6 +84,16 @@ public:
     /// each through transport_handler::on_disconnect; admitted ones it never drops. Unknown peers
     /// are ignored; transports without such limits ignore the call.
     virtual void admit(peer_id) {}
+    /**
+     * @brief Client: abandons the connection to the server, if any is left, and starts a new one
+     * to the same server; the next polls report it as they reported the first (on_connect, or
+     * on_disconnect if it fails). Nothing more is delivered from the old connection, and the
+     * server sees it end (ENet: when it times out; a reconnection with a reconnect token takes
+     * its slot over at once). client_session calls it for client_options::reconnect
+     * (docs/net.md, "Reconnecting").
+     * @return false where the transport cannot (a server transport; the default).
+     */
+    virtual bool reconnect() { return false; }
     /// @brief Delivers what has arrived by @p now_ms to @p handler.
     virtual void poll(std::uint64_t now_ms, transport_handler &handler) = 0;
     /// @brief Pushes queued packets onto the wire.

@@ -34,6 +34,7 @@ public:
     }
     void disconnect(peer_id peer) override { inner_.disconnect(peer); }
     void admit(peer_id peer) override { inner_.admit(peer); }
+    bool reconnect() override { return inner_.reconnect(); }
     void poll(std::uint64_t now_ms, transport_handler &h) override { inner_.poll(now_ms, h); }
     void flush() override { inner_.flush(); }
     bool wait(std::chrono::microseconds timeout) override { return inner_.wait(timeout); }

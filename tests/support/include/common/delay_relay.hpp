@@ -68,11 +68,13 @@ public:
             if (n < 0) break;
             client_ = from;
             have_client_ = true;
+            if (cut_) continue;
             upstream_.push_back({now_us + delay_us_, {buf.data(), buf.data() + n}});
         }
         for (;;) { // from the server
             const ssize_t n = ::recv(up_fd_, buf.data(), buf.size(), 0);
             if (n < 0) break;
+            if (cut_) continue;
             downstream_.push_back({now_us + delay_us_, {buf.data(), buf.data() + n}});
         }
         while (!upstream_.empty() && upstream_.front().due_us <= now_us) {
@@ -87,6 +89,9 @@ public:
         }
     }
 
+    /// While @p cut, everything arriving on either side is dropped (a link gone dead).
+    void set_cut(bool cut) { cut_ = cut; }
+
 private:
     struct held {
         std::uint64_t due_us;
@@ -100,6 +105,7 @@ private:
     sockaddr_in server_{};
     sockaddr_in client_{};
     bool have_client_ = false;
+    bool cut_ = false;
     std::deque<held> upstream_;
     std::deque<held> downstream_;
 };
