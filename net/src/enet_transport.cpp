@@ -2,6 +2,7 @@
 #include <retcon/net/enet_transport.hpp>
 
 #include <enet/enet.h>
+#include <enet/time.h> // ENET_TIME_LESS: ENet's wrap-safe comparison of its clock
 
 #include "connect_cookie.hpp"
 
@@ -34,6 +35,33 @@ constexpr std::uint64_t pending_grace_ms = 250;
 // A connection the session closed is reset if it is still not closed this long after: its remote
 // had a round trip or more to acknowledge, and ENet alone would hold the slot for 1-5 s.
 constexpr std::uint64_t close_timeout_ms = 1000;
+
+// ENet doubles a reliable command's retransmission timeout at every loss, without bound, and ends a
+// connection once one command has gone unacknowledged too long. Its only reliable traffic in play
+// is its own ping, so at 15% loss each way (a try fails 28% of the time: the datagram or its
+// acknowledgement) one ping in ~2,000 failed six times running, 32 round trips apart by then, and
+// ENet ended a connection whose inputs still arrived 60 times a second. Retried at least this
+// often (or once a retransmission timeout, if longer), a command gets ~12 tries within
+// timeout_max_ms instead of 6 (docs/net.md, "Loss and latency").
+constexpr enet_uint32 retransmit_cap_ms = 500;
+
+// ENet's other rule, a command retried until its timeout is this many times its first one,
+// would end a low-latency connection after timeout_min_ms: out of reach, timeout_max_ms decides.
+constexpr enet_uint32 retry_limit = 1u << 16;
+
+// Lowers every retransmission timeout of @p peer above the cap to it, and ENet's next check of
+// them with it. A command ENet has already requeued keeps its timeout until it is sent again.
+void cap_retransmissions(ENetPeer &peer) {
+    const enet_uint32 cap = std::max(retransmit_cap_ms, peer.roundTripTime + 4 * peer.roundTripTimeVariance);
+    for (ENetListIterator it = enet_list_begin(&peer.sentReliableCommands);
+         it != enet_list_end(&peer.sentReliableCommands); it = enet_list_next(it)) {
+        auto *command = reinterpret_cast<ENetOutgoingCommand *>(it); // the list node is its first member
+        if (command->roundTripTimeout <= cap) continue;
+        command->roundTripTimeout = cap;
+        const enet_uint32 due = command->sentTime + cap;
+        if (ENET_TIME_LESS(due, peer.nextTimeout)) peer.nextTimeout = due;
+    }
+}
 
 // enet_initialize/deinitialize are process-global; count the users.
 std::mutex init_mutex;
@@ -177,6 +205,8 @@ public:
         now_ms_ = now_ms;
         ENetEvent ev;
         const servicing_scope scope{this};
+        for (std::size_t i = 0; i < host_->peerCount; ++i)
+            if (host_->peers[i].state != ENET_PEER_STATE_DISCONNECTED) cap_retransmissions(host_->peers[i]);
         while (enet_host_service(host_, &ev, 0) > 0) {
             switch (ev.type) {
             case ENET_EVENT_TYPE_CONNECT: {
@@ -549,7 +579,7 @@ private:
     }
 
     void configure(ENetPeer *peer) const {
-        enet_peer_timeout(peer, 0, options_.timeout_min_ms, options_.timeout_max_ms);
+        enet_peer_timeout(peer, retry_limit, options_.timeout_min_ms, options_.timeout_max_ms);
         // Inputs must not be throttled away when the link degrades: no deceleration.
         enet_peer_throttle_configure(peer, ENET_PEER_PACKET_THROTTLE_INTERVAL, ENET_PEER_PACKET_THROTTLE_ACCELERATION,
                                      0);

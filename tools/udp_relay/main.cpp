@@ -147,6 +147,7 @@ int main(int argc, char **argv) {
     };
 
     std::vector<pollfd> fds;
+    std::vector<const client_link *> polled; // fds[i + 1] is polled[i]'s upstream socket (map nodes stay put)
     std::vector<char> buf(65536);
     while (!stop) {
         const std::uint64_t now = now_us();
@@ -165,8 +166,12 @@ int main(int argc, char **argv) {
             std::fflush(stdout);
         }
         fds.clear();
+        polled.clear();
         fds.push_back(pollfd{listen_fd, POLLIN, 0});
-        for (const auto &[key, c] : clients) fds.push_back(pollfd{c.upstream_fd, POLLIN, 0});
+        for (const auto &[key, c] : clients) {
+            fds.push_back(pollfd{c.upstream_fd, POLLIN, 0});
+            polled.push_back(&c);
+        }
         int timeout = 1;
         if (!queue.empty())
             timeout = static_cast<int>(
@@ -176,7 +181,7 @@ int main(int argc, char **argv) {
             sockaddr_in from{};
             socklen_t len = sizeof from;
             const ssize_t n =
-                ::recvfrom(listen_fd, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr *>(&from), &len);
+                ::recvfrom(listen_fd, buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr *>(&from), &len);
             if (n > 0) {
                 const std::uint64_t key = (std::uint64_t{from.sin_addr.s_addr} << 16) | from.sin_port;
                 auto it = clients.find(key);
@@ -188,13 +193,13 @@ int main(int argc, char **argv) {
                 schedule(it->second.upstream_fd, server_addr, buf.data(), static_cast<std::size_t>(n), up);
             }
         }
-        std::size_t i = 1;
-        for (auto &[key, c] : clients) { // server -> client
-            if (i < fds.size() && (fds[i].revents & POLLIN)) {
-                const ssize_t n = ::recv(c.upstream_fd, buf.data(), buf.size(), 0);
-                if (n > 0) schedule(listen_fd, c.addr, buf.data(), static_cast<std::size_t>(n), down);
-            }
-            ++i;
+        // Server -> client, by what was polled: a client added just above is not in fds, and
+        // walking the map instead would pair a socket's readiness with its neighbour's socket and
+        // block in recv on one the server has not answered yet, holding every queued datagram.
+        for (std::size_t i = 0; i < polled.size(); ++i) {
+            if ((fds[i + 1].revents & POLLIN) == 0) continue;
+            const ssize_t n = ::recv(polled[i]->upstream_fd, buf.data(), buf.size(), MSG_DONTWAIT);
+            if (n > 0) schedule(listen_fd, polled[i]->addr, buf.data(), static_cast<std::size_t>(n), down);
         }
     }
     std::printf("retcon-relay: done: %zu clients, %llu forwarded, %llu dropped, %llu duplicated\n", clients.size(),

@@ -54,8 +54,13 @@ namespace retcon {
  * "Security model".
  */
 struct enet_options {
-    std::size_t max_peers = 32;          ///< server: ENet peer slots, in any state (see enet_options_for_match)
-    std::uint32_t timeout_min_ms = 1000; ///< ENet peer timeout bounds
+    std::size_t max_peers = 32; ///< server: ENet peer slots, in any state (see enet_options_for_match)
+    /// @brief ENet's lower timeout bound, for its retry-count rule, which the transport puts out
+    /// of reach (docs/net.md, "Loss and latency"): kept for ENet, no longer decisive.
+    std::uint32_t timeout_min_ms = 1000;
+    /// @brief ENet ends a connection when a reliable command (its own ping, at least) has had no
+    /// acknowledgement for this long; retries come at least every 500 ms (or every retransmission
+    /// timeout, if longer), so loss alone seldom does it (docs/net.md, "Loss and latency").
     std::uint32_t timeout_max_ms = 5000;
     /// @brief Server: a connection sending a larger packet is ended, reported through
     /// transport_handler::on_violation (ENet alone would drop it silently and let it time out).

@@ -38,7 +38,7 @@ inline constexpr session_event_kind last_session_event_kind = session_event_kind
 /// @brief Why a connection ended (`disconnected` on both sides, `player_left` on the server).
 enum class disconnect_cause : std::uint8_t {
     none = 0,        ///< the event is not about a connection ending
-    closed = 1,      ///< the transport reported the connection closed (the other side went away)
+    closed = 1,      ///< the transport ended it (closed by the other side, or ENet unacknowledged for timeout_max_ms)
     timed_out = 2,   ///< nothing heard for `disconnect_ms` (session_config)
     left = 3,        ///< the player said goodbye (server)
     match_ended = 4, ///< the match ended (goodbye acknowledged, or mid-handshake; an unanswered goodbye is `timed_out`)

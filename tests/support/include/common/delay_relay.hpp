@@ -5,7 +5,8 @@
 // own loop: the in-process cousin of retcon-relay (tools/udp_relay, docs/cli.md#retcon-relay)
 // for tests that need a real round trip without a second process. The client sends to port();
 // the server sees the relay's upstream socket (bound to @p upstream_source) as the client.
-// Delay only: no loss, no reordering (each direction keeps its order). POSIX only.
+// No reordering (each direction keeps its order); loss only as an outage the test switches on
+// and off (set_outage). POSIX only.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -56,6 +57,11 @@ public:
     /// The port the client sends to (on 127.0.0.1).
     [[nodiscard]] std::uint16_t port() const { return port_; }
 
+    /// While @p on, every datagram taken in, either way, is dropped (held ones still go out).
+    void set_outage(bool on) { outage_ = on; }
+    /// Datagrams dropped by outages so far.
+    [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
+
     /// At @p now_us (any monotonic microsecond clock): takes in what arrived on both sides and
     /// sends on what has been held for the delay.
     void pump(std::uint64_t now_us) {
@@ -68,13 +74,19 @@ public:
             if (n < 0) break;
             client_ = from;
             have_client_ = true;
-            if (cut_) continue;
+            if (outage_) {
+                ++dropped_;
+                continue;
+            }
             upstream_.push_back({now_us + delay_us_, {buf.data(), buf.data() + n}});
         }
         for (;;) { // from the server
             const ssize_t n = ::recv(up_fd_, buf.data(), buf.size(), 0);
             if (n < 0) break;
-            if (cut_) continue;
+            if (outage_) {
+                ++dropped_;
+                continue;
+            }
             downstream_.push_back({now_us + delay_us_, {buf.data(), buf.data() + n}});
         }
         while (!upstream_.empty() && upstream_.front().due_us <= now_us) {
@@ -89,8 +101,6 @@ public:
         }
     }
 
-    /// While @p cut, everything arriving on either side is dropped (a link gone dead).
-    void set_cut(bool cut) { cut_ = cut; }
 
 private:
     struct held {
@@ -105,7 +115,8 @@ private:
     sockaddr_in server_{};
     sockaddr_in client_{};
     bool have_client_ = false;
-    bool cut_ = false;
+    bool outage_ = false;
+    std::uint64_t dropped_ = 0;
     std::deque<held> upstream_;
     std::deque<held> downstream_;
 };
