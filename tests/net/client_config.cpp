@@ -86,7 +86,7 @@ TEST_CASE("a client with a client_config plays the server's match: players and t
     CHECK(compared > 20); // 1.5 s at 30 Hz, minus the handshake
 }
 
-TEST_CASE("client_config_problem names each rule; a client session reports it as misuse", "[net][config]") {
+TEST_CASE("client_config_problem names each rule and a client session reports it as misuse", "[net][config]") {
     const client_config valid = make_client_config<game_input>();
     CHECK(client_config_problem(valid).empty());
     struct rule {
