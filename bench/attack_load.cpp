@@ -508,7 +508,8 @@ public:
         co.name = name_;
         co.reconnect_token = token;
         session_ = std::make_unique<client_session>(
-            demo::make_client_config(), w_, [this](world &ww, const frame_inputs &in) { game_.step(ww, in); }, *net_, co);
+            demo::make_client_config(), w_, [this](world &ww, const frame_inputs &in) { game_.step(ww, in); }, *net_,
+            co);
     }
     honest_client(const honest_client &) = delete;
     honest_client &operator=(const honest_client &) = delete;

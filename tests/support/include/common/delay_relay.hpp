@@ -101,7 +101,6 @@ public:
         }
     }
 
-
 private:
     struct held {
         std::uint64_t due_us;
