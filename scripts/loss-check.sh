@@ -5,8 +5,9 @@
 # "disconnected" events) and prints one line per match and a total; exits 1 if any was lost.
 #   scripts/loss-check.sh [--runs 20] [--seconds 60] [--bots 4] [--delay 40] [--jitter 15]
 #                         [--loss 0.15] [--seed 1] [--parallel 2]
-# Match k uses relay seed SEED+k and bot seeds SEED+k*10+i. Builds from $RETCON_SOAK_BUILD
-# (build/release by default, as scripts/soak.sh); logs stay in $build/loss-run/<k>/.
+# Match k uses relay seed SEED+k and bot seeds SEED+k*10+i. Runs the programs of
+# $RETCON_SOAK_BUILD (build/release by default, built when missing, as scripts/soak.sh); logs
+# stay in $build/loss-run/<k>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=20 seconds=60 bots=4 delay=40 jitter=15 loss=0.15 seed=1 parallel=2
@@ -25,8 +26,15 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 build="${RETCON_SOAK_BUILD:-build/release}"
+# What it runs, built as scripts/soak.sh builds it when missing (scripts/demo.sh builds no relay).
 for exe in demo_server/demo_server demo_client/demo_client tools/retcon-relay; do
-  [ -x "$build/$exe" ] || { echo "loss-check: $build/$exe not built (targets demo_server demo_client retcon_relay)" >&2; exit 2; }
+  if [ ! -x "$build/$exe" ]; then
+    scripts/setup.sh
+    cmake --preset release >/dev/null
+    cmake --build --preset release --target demo_server demo_client retcon_relay
+    build=build/release
+    break
+  fi
 done
 root="$build/loss-run"
 rm -rf "$root" && mkdir -p "$root"
