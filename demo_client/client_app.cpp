@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "render.hpp"
+#include "scene.hpp"
 #include "terminal.hpp"
 #include "token_file.hpp"
 
@@ -124,6 +125,7 @@ int run_client(const client_settings &s) {
     std::string reason;
     const std::uint64_t start = now_ms();
     std::uint64_t next_draw = start;
+    scene drawn; // what the terminal shows, copied from the world (drawing never reads it)
     bool corrupted = false;
     bool announced = false; // "playing slot N" printed (headless)
     while (exit_code < 0) {
@@ -218,7 +220,8 @@ int run_client(const client_settings &s) {
                           st.bytes_in_per_s * 8 / 1000.0, static_cast<unsigned long long>(desyncs), last_note.c_str());
             int cols = 80, rows = 24;
             term->size(cols, rows);
-            term->draw(render(w, cols, rows, status, client.slot()));
+            capture(w, drawn);
+            term->draw(render(drawn, cols, rows, status, client.slot()));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

@@ -30,6 +30,13 @@ struct client_settings {
     /// A join token's text from the studio's lobby or `retcon-token issue`, for a server that
     /// admits players by token (docs/join-tokens.md); empty: none (an open server).
     std::string join_token;
+    // The window (demo_client --window; window/window_app.hpp).
+    bool window = false;         ///< draw in an SDL2 window instead of the terminal
+    std::string screenshot;      ///< on leaving, save the window's last picture here (BMP)
+    bool net_graph = false;      ///< start with the net graph shown (key G toggles it)
+    bool show_predicted = false; ///< start with predicted ships highlighted (key P toggles it)
+    std::int64_t seek = -1;      ///< with --replay: start at this frame (-1: the first)
+    bool paused = false;         ///< with --replay: start paused
     // Player slots, tick rate and input delay are the server's (protocol version 2): the
     // client learns them from the welcome.
 };

@@ -4,6 +4,9 @@
 #include <cli_ranges.hpp>
 
 #include "client_app.hpp"
+#ifdef RETCON_DEMO_HAS_WINDOW
+#    include "window_app.hpp"
+#endif
 
 int main(int argc, char **argv) {
     retcon::demo::client_settings s;
@@ -46,6 +49,15 @@ int main(int argc, char **argv) {
     app.add_option("--debug-desync", s.debug_desync, "corrupt one component at this frame, to show desync handling");
     app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)")
         ->check(retcon::tools::finite_range(0, 86400));
+    app.add_flag("--window", s.window,
+                 "draw in a window (SDL2) instead of the terminal; with --replay, the replay viewer");
+    app.add_option("--screenshot", s.screenshot,
+                   "with --window: save the last picture drawn to this BMP file on leaving");
+    app.add_flag("--net-graph", s.net_graph, "with --window: start with the net graph shown (G toggles it)");
+    app.add_flag("--show-predicted", s.show_predicted,
+                 "with --window: start with predicted ships drawn in white (P toggles it)");
+    app.add_option("--seek", s.seek, "with --window --replay: start at this frame");
+    app.add_flag("--paused", s.paused, "with --window --replay: start paused");
     CLI11_PARSE(app, argc, argv);
     const auto colon = connect.rfind(':');
     if (colon == std::string::npos) {
@@ -54,5 +66,14 @@ int main(int argc, char **argv) {
     }
     s.host = connect.substr(0, colon);
     s.port = static_cast<std::uint16_t>(std::stoi(connect.substr(colon + 1)));
+    if (s.window) {
+#ifdef RETCON_DEMO_HAS_WINDOW
+        return s.replay.empty() ? retcon::demo::run_window_client(s) : retcon::demo::run_window_replay(s);
+#else
+        std::fprintf(stderr, "demo_client: this build has no window (SDL2 and SDL2_ttf were not found at configure "
+                             "time; scripts/setup.sh installs them)\n");
+        return 2;
+#endif
+    }
     return s.replay.empty() ? retcon::demo::run_client(s) : retcon::demo::run_replay(s);
 }

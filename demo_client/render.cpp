@@ -1,21 +1,21 @@
 #include "render.hpp"
 
-#include <retcon_demo/game.hpp>
-
+#include <cmath>
+#include <numbers>
 #include <vector>
 
 namespace retcon::demo {
 
-std::string render(const world &w, int cols, int rows, const std::string &status, int my_slot) {
+std::string render(const scene &sc, int cols, int rows, const std::string &status, int my_slot) {
     const int width = cols < 20 ? 20 : cols;
     const int height = (rows < 8 ? 8 : rows) - 3; // status line, borders
     const int inner_w = width - 2, inner_h = height - 2 > 1 ? height - 2 : 1;
     std::vector<char> cells(static_cast<std::size_t>(inner_w * inner_h), ' ');
     std::vector<unsigned char> colour(cells.size(), 0);
-    const auto &arena = w.resource<arena_settings>();
-    auto put = [&](const position &p, char c, unsigned char col) {
-        const auto x = static_cast<int>(static_cast<std::int64_t>(p.x.raw) * inner_w / arena.width.raw);
-        const auto y = static_cast<int>(static_cast<std::int64_t>(p.y.raw) * inner_h / arena.height.raw);
+    auto put = [&](float px, float py, char c, unsigned char col) {
+        if (sc.width <= 0 || sc.height <= 0) return;
+        const auto x = static_cast<int>(px * static_cast<float>(inner_w) / sc.width);
+        const auto y = static_cast<int>(py * static_cast<float>(inner_h) / sc.height);
         if (x < 0 || y < 0 || x >= inner_w || y >= inner_h) return;
         const auto i = static_cast<std::size_t>(y) * static_cast<std::size_t>(inner_w) + static_cast<std::size_t>(x);
         cells[i] = c;
@@ -23,20 +23,19 @@ std::string render(const world &w, int cols, int rows, const std::string &status
     };
     // Draw a sixth of the dust (by entity index, so the same specks stay visible): the
     // simulation keeps thousands of particles for realistic snapshot work, the eye needs fewer.
-    w.view<const position, const particle>().each([&](entity e, const position &p, const particle &q) {
-        if (q.kind == 0 && to_index(e) % 6 != 0) return;
-        put(p, q.kind ? '*' : '.', q.kind ? 3 : 8);
-    });
-    w.view<const position, const asteroid>().each([&](const position &p, const asteroid &a) {
-        put(p, a.size == 3 ? '@' : a.size == 2 ? 'O' : 'o', 7);
-    });
-    w.view<const position, const bullet>().each([&](const position &p, const bullet &) { put(p, '+', 1); });
-    w.view<const position, const ship>().each([&](const position &p, const ship &s) {
+    for (const auto &q : sc.particles) {
+        if (q.kind == 0 && to_index(entity{q.id}) % 6 != 0) continue;
+        put(q.x, q.y, q.kind ? '*' : '.', q.kind ? 3 : 8);
+    }
+    for (const auto &a : sc.asteroids) put(a.x, a.y, a.size == 3 ? '@' : a.size == 2 ? 'O' : 'o', 7);
+    for (const auto &b : sc.bullets) put(b.x, b.y, '+', 1);
+    for (const auto &s : sc.ships) {
         static constexpr char arrows[] = {'>', '\\', 'v', '/', '<', '\\', '^', '/'};
-        const char c = s.invulnerable && (s.invulnerable / 6) % 2 ? static_cast<char>('0' + s.player)
-                                                                  : arrows[((s.angle + 16) / 32) % 8];
-        put(p, c, static_cast<unsigned char>(s.player == my_slot ? 2 : 4 + s.player % 3));
-    });
+        constexpr float eighth = 2.0f * std::numbers::pi_v<float> / 8.0f;
+        const auto octant = static_cast<int>(std::lround(s.angle / eighth)) % 8;
+        const char c = s.blinking ? static_cast<char>('0' + s.player) : arrows[octant];
+        put(s.x, s.y, c, static_cast<unsigned char>(s.player == my_slot ? 2 : 4 + s.player % 3));
+    }
     std::string out = "\x1b[H\x1b[0m";
     out += status.substr(0, static_cast<std::size_t>(width));
     out += "\x1b[K\r\n+" + std::string(static_cast<std::size_t>(inner_w), '-') + "+\r\n";
@@ -55,10 +54,9 @@ std::string render(const world &w, int cols, int rows, const std::string &status
         out += "\x1b[0m|\r\n";
     }
     out += "+" + std::string(static_cast<std::size_t>(inner_w), '-') + "+\r\n";
-    const auto &m = w.resource<match_state>();
     std::string scores = "scores:";
     for (std::size_t s = 0; s < max_players; ++s)
-        if (m.present[s]) scores += " P" + std::to_string(s) + "=" + std::to_string(m.score[s]);
+        if (sc.players[s].present) scores += " P" + std::to_string(s) + "=" + std::to_string(sc.players[s].score);
     scores += "   keys: a/d turn, w thrust, space fire, q quit";
     out += scores.substr(0, static_cast<std::size_t>(width)) + "\x1b[K";
     return out;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "render.hpp"
+#include "scene.hpp"
 #include "terminal.hpp"
 
 namespace retcon::demo {
@@ -104,6 +105,7 @@ int run_replay(const client_settings &s) {
     frame_t frame = r.start_frame();
     std::uint64_t mismatches = 0, verified = 0;
     double speed = s.speed;
+    scene drawn;
     bool paused = false;
     double next = static_cast<double>(now_ms());
     const double period = 1000.0 / r.settings().tick_hz;
@@ -150,7 +152,8 @@ int run_replay(const client_settings &s) {
                       static_cast<unsigned long long>(verified), static_cast<unsigned long long>(mismatches));
         int cols = 80, rows = 24;
         term.size(cols, rows);
-        term.draw(render(w, cols, rows, status, -1));
+        capture(w, drawn);
+        term.draw(render(drawn, cols, rows, status, -1));
         std::this_thread::sleep_for(std::chrono::milliseconds(15));
     }
     return mismatches == 0 ? 0 : 1;

@@ -12,6 +12,8 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev # the match host's metrics page and orchestrators (HTTP, JSON)
   python3-yaml                         # the deployment manifests' check against the code
   mono-mcs mono-runtime                # capi:csharp: the C API through P/Invoke (C# compiler, runtime)
+  libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core # demo_client --window (SDL2, text, its font)
+  xvfb xauth                           # the window's tests draw on a virtual display
 )
 
 # --fuzz / --clang: also clang++ and its libFuzzer/sanitizer runtimes (fuzzing, cross-compiler checks)
@@ -27,6 +29,8 @@ for arg in "$@"; do
     --cross) packages+=(clang g++-aarch64-linux-gnu g++-i686-linux-gnu qemu-user) ;;
     --lint) packages+=(clang-format-14 clang-tidy-14) ;;
     --ccache) packages+=(ccache) ;;
+    # --screenshots: ImageMagick, which turns the window's BMP captures into the README's PNGs
+    --screenshots) packages+=(imagemagick) ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
