@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "render.hpp"
+#include "replay_player.hpp"
 #include "scene.hpp"
 #include "terminal.hpp"
 
@@ -101,62 +102,46 @@ int run_replay(const client_settings &s) {
         std::fprintf(stderr, "demo_client: not a terminal; use --headless to verify a replay\n");
         return 2;
     }
-    if (auto k = r.restore_keyframe(w, r.start_frame()); !k) return 2;
-    frame_t frame = r.start_frame();
-    std::uint64_t mismatches = 0, verified = 0;
-    double speed = s.speed;
+    auto opened = replay_player::open(std::move(*reader));
+    if (!opened) {
+        std::fprintf(stderr, "demo_client: %s\n", opened.message().c_str());
+        return 2;
+    }
+    replay_player &player = **opened;
+    player.set_speed(s.speed);
+    const auto ten_seconds = static_cast<std::int64_t>(player.tick_hz()) * 10;
     scene drawn;
-    bool paused = false;
-    double next = static_cast<double>(now_ms());
-    const double period = 1000.0 / r.settings().tick_hz;
-    auto advance = [&] {
-        if (frame >= r.end_frame()) return;
-        step(w, r.inputs(frame));
-        ++verified;
-        if (hash(w) != r.hash(frame)) ++mismatches;
-        ++frame;
-    };
-    auto seek = [&](std::int64_t delta) {
-        const auto target = static_cast<frame_t>(std::clamp<std::int64_t>(static_cast<std::int64_t>(frame) + delta,
-                                                                          static_cast<std::int64_t>(r.start_frame()),
-                                                                          static_cast<std::int64_t>(r.end_frame())));
-        auto k = r.restore_keyframe(w, target);
-        if (!k) return;
-        frame = *k;
-        while (frame < target) advance();
-    };
+    auto last = now_ms();
     for (;;) {
         bool quit = terminal::interrupted();
         for (key k; (k = term.poll_key()) != key::none;) {
             if (k == key::quit) quit = true;
-            if (k == key::pause || k == key::fire) paused = !paused;
-            if (k == key::step && paused) advance();
-            if (k == key::faster) speed = std::min(speed * 2, 64.0);
-            if (k == key::slower) speed = std::max(speed / 2, 0.125);
-            if (k == key::seek_fwd) seek(static_cast<std::int64_t>(r.settings().tick_hz) * 10);
-            if (k == key::seek_back) seek(-static_cast<std::int64_t>(r.settings().tick_hz) * 10);
+            if (k == key::pause || k == key::fire) player.toggle_paused();
+            if (k == key::step) (void)player.step();
+            if (k == key::faster) player.faster();
+            if (k == key::slower) player.slower();
+            if (k == key::seek_fwd) (void)player.seek_by(ten_seconds);
+            if (k == key::seek_back) (void)player.seek_by(-ten_seconds);
         }
         if (quit) break;
-        const auto now = static_cast<double>(now_ms());
-        if (paused) next = now;
-        while (!paused && now >= next && frame < r.end_frame()) {
-            advance();
-            next += period / speed;
-        }
+        const auto now = now_ms();
+        player.play(static_cast<double>(now - last) / 1000.0);
+        last = now;
+        const replay_status st = player.status();
         char status[200];
         std::snprintf(status, sizeof status,
                       "replay %s | frame %llu/%llu | speed x%g%s | verified %llu, mismatches %llu | "
                       "p pause . step +/- speed [ ] seek q quit",
-                      s.replay.c_str(), static_cast<unsigned long long>(frame),
-                      static_cast<unsigned long long>(r.end_frame()), speed, paused ? " (paused)" : "",
-                      static_cast<unsigned long long>(verified), static_cast<unsigned long long>(mismatches));
+                      s.replay.c_str(), static_cast<unsigned long long>(st.frame),
+                      static_cast<unsigned long long>(st.end), st.speed, st.paused ? " (paused)" : "",
+                      static_cast<unsigned long long>(st.verified), static_cast<unsigned long long>(st.mismatched));
         int cols = 80, rows = 24;
         term.size(cols, rows);
-        capture(w, drawn);
+        capture(player.current(), drawn);
         term.draw(render(drawn, cols, rows, status, -1));
         std::this_thread::sleep_for(std::chrono::milliseconds(15));
     }
-    return mismatches == 0 ? 0 : 1;
+    return player.status().mismatched == 0 ? 0 : 1;
 }
 
 } // namespace retcon::demo

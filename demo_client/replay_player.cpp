@@ -1,0 +1,116 @@
+#include "replay_player.hpp"
+
+#include <algorithm>
+
+namespace retcon::demo {
+
+result<std::unique_ptr<replay_player>> replay_player::open(const std::filesystem::path &path) {
+    auto reader = replay_reader::open(path);
+    if (!reader) return reader.err();
+    return open(std::move(*reader));
+}
+
+result<std::unique_ptr<replay_player>> replay_player::open(replay_reader reader) {
+    // Every keyframe is decoded and compared now, as the headless verifier does: a damaged file
+    // is refused before anything is shown, and a seek never meets a keyframe it cannot restore.
+    if (auto checked = reader.check(); !checked) return checked.err();
+    std::unique_ptr<replay_player> p{new replay_player{std::move(reader)}};
+    if (p->world_.schema_hash() != p->reader_.schema().hash())
+        return {errc::schema_mismatch, p->reader_.name() + " was recorded by another game build (schema differs)"};
+    auto k = p->reader_.restore_keyframe(p->world_, p->reader_.start_frame());
+    if (!k) return k.err();
+    p->frame_ = *k;
+    return p;
+}
+
+replay_player::replay_player(replay_reader reader)
+    : reader_{std::move(reader)}, world_{make_schema()}, marks_(reader_.frame_count(), mark_t::unknown) {
+    keyframes_.reserve(reader_.keyframes().size());
+    for (const auto &k : reader_.keyframes()) keyframes_.push_back(k.frame);
+}
+
+void replay_player::mark(frame_t f, bool ok) noexcept {
+    auto &m = marks_[f - reader_.start_frame()];
+    const mark_t now = ok ? mark_t::verified : mark_t::mismatched;
+    if (m == now) return;
+    if (m == mark_t::verified) --verified_;
+    if (m == mark_t::mismatched) --mismatched_;
+    m = now;
+    ++(ok ? verified_ : mismatched_);
+}
+
+bool replay_player::advance() {
+    if (frame_ >= reader_.end_frame()) return false;
+    game_.step(world_, reader_.inputs(frame_));
+    mark(frame_, hash(world_) == reader_.hash(frame_));
+    ++frame_;
+    return true;
+}
+
+result<void> replay_player::seek(frame_t target) {
+    target = std::clamp(target, reader_.start_frame(), reader_.end_frame());
+    auto k = reader_.restore_keyframe(world_, target);
+    if (!k) return k.err();
+    frame_ = *k;
+    owed_ = 0;
+    while (frame_ < target) advance();
+    return {};
+}
+
+result<void> replay_player::seek_by(std::int64_t delta) {
+    const auto lo = static_cast<std::int64_t>(reader_.start_frame());
+    const auto hi = static_cast<std::int64_t>(reader_.end_frame());
+    return seek(static_cast<frame_t>(std::clamp(static_cast<std::int64_t>(frame_) + delta, lo, hi)));
+}
+
+std::uint32_t replay_player::tick_hz() const noexcept {
+    // The header's rate is informational (docs/file-format.md); a file that says 0 plays at 60.
+    return reader_.settings().tick_hz == 0 ? 60 : reader_.settings().tick_hz;
+}
+
+std::uint32_t replay_player::play(double seconds) {
+    if (paused_ || frame_ >= reader_.end_frame()) {
+        owed_ = 0;
+        return 0;
+    }
+    const double rate = tick_hz() * speed_;
+    owed_ = std::min(owed_ + std::max(seconds, 0.0) * rate, rate / 4 + 1);
+    std::uint32_t n = 0;
+    while (owed_ >= 1 && advance()) {
+        owed_ -= 1;
+        ++n;
+    }
+    if (frame_ >= reader_.end_frame()) owed_ = 0;
+    return n;
+}
+
+bool replay_player::step() { return paused_ && advance(); }
+
+void replay_player::set_paused(bool paused) noexcept {
+    paused_ = paused;
+    owed_ = 0;
+}
+
+void replay_player::set_speed(double speed) noexcept { speed_ = std::clamp(speed, min_speed, max_speed); }
+
+float replay_player::between() const noexcept { return static_cast<float>(std::clamp(owed_, 0.0, 1.0)); }
+
+replay_status replay_player::status() const {
+    replay_status s;
+    s.frame = frame_;
+    s.start = reader_.start_frame();
+    s.end = reader_.end_frame();
+    s.speed = speed_;
+    s.paused = paused_;
+    s.verified = verified_;
+    s.mismatched = mismatched_;
+    if (mismatched_ != 0) {
+        const auto first = std::find(marks_.begin(), marks_.end(), mark_t::mismatched);
+        s.first_mismatch = s.start + static_cast<frame_t>(first - marks_.begin());
+    }
+    s.complete = reader_.complete();
+    s.truncation_note = reader_.truncation_note();
+    return s;
+}
+
+} // namespace retcon::demo

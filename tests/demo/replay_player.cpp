@@ -1,0 +1,231 @@
+// The replay player both replay screens drive: seeking, stepping, speed, and the verification it
+// reports, on the demo's golden replay and on copies of it that are cut or damaged.
+#include <catch2/catch.hpp>
+
+#include <common/temp_dir.hpp>
+#include <retcon/snapshot.hpp>
+#include <retcon_demo/game.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "replay_player.hpp"
+
+using namespace retcon;
+using namespace retcon::demo;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char *const golden = RETCON_TEST_DATA_DIR "/golden_demo.rcr";
+
+std::unique_ptr<replay_player> open_golden() {
+    auto p = replay_player::open(golden);
+    REQUIRE(p.ok());
+    return std::move(*p);
+}
+
+/// The golden replay's world re-simulated from its first frame, independently of the player.
+struct from_the_start {
+    replay_reader r;
+    world w{make_schema()};
+    game g;
+    frame_t frame;
+    explicit from_the_start(replay_reader reader) : r{std::move(reader)} {
+        auto k = r.restore_keyframe(w, r.start_frame());
+        REQUIRE(k.ok());
+        frame = *k;
+    }
+    hash64 at(frame_t target) {
+        REQUIRE(target >= frame);
+        for (; frame < target; ++frame) g.step(w, r.inputs(frame));
+        return hash(w);
+    }
+};
+
+/// The frame of the latest keyframe at or before @p f.
+frame_t keyframe_before(const replay_player &p, frame_t f) {
+    frame_t k = p.keyframes().front();
+    for (const frame_t x : p.keyframes())
+        if (x <= f) k = x;
+    return k;
+}
+
+} // namespace
+
+TEST_CASE("a seek lands on the frame asked for, in the world a re-simulation from the start gives",
+          "[demo][replay_player]") {
+    auto p = open_golden();
+    const replay_status st = p->status();
+    REQUIRE(st.end - st.start > 1000);
+    REQUIRE(p->keyframes().size() > 1);
+    const frame_t second_key = p->keyframes()[1];
+    auto reader = replay_reader::open(golden);
+    REQUIRE(reader.ok());
+    from_the_start truth{std::move(*reader)};
+    // Targets in increasing order (the independent walk only goes forward); the player is sent
+    // back and forth between them: a keyframe, the frames either side of one, a frame between.
+    std::vector<frame_t> targets{st.start + 1, second_key - 1, second_key, second_key + 1, 1000, st.end - 1, st.end};
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    for (const frame_t f : targets) {
+        INFO("frame " << f);
+        const hash64 expected = truth.at(f);
+        REQUIRE(p->seek(f).ok());
+        CHECK(p->frame() == f);
+        CHECK(hash(p->current()) == expected);
+        CHECK(hash(p->current()) == p->reader().hash(f - 1)); // as recorded after the frame before
+        REQUIRE(p->seek(st.start).ok());                      // and back, so the next seek starts far from its target
+        CHECK(p->frame() == st.start);
+    }
+    // Out of range: clamped to the recording.
+    REQUIRE(p->seek(st.end + 500).ok());
+    CHECK(p->frame() == st.end);
+    CHECK(p->status().at_end());
+    CHECK_FALSE(p->advance());
+}
+
+TEST_CASE("a single step moves one frame, and only while paused", "[demo][replay_player]") {
+    auto p = open_golden();
+    REQUIRE(p->seek(500).ok());
+    const auto verified = p->status().verified;
+    CHECK_FALSE(p->step()); // playing: stepping is for a paused player
+    CHECK(p->frame() == 500);
+    p->set_paused(true);
+    REQUIRE(p->step());
+    CHECK(p->frame() == 501);
+    CHECK(hash(p->current()) == p->reader().hash(500));
+    CHECK(p->status().verified == verified + 1);
+    CHECK(p->play(10.0) == 0); // paused: time does not play
+    CHECK(p->frame() == 501);
+}
+
+TEST_CASE("playing moves with wall time at the speed, within the speed limits", "[demo][replay_player]") {
+    auto p = open_golden();
+    const auto hz = p->tick_hz();
+    REQUIRE(hz % 4 == 0);
+    // A quarter second in sixteenths (exact in binary): a quarter of the tick rate, then half of it
+    // at double speed.
+    std::uint32_t played = 0;
+    for (int i = 0; i < 4; ++i) played += p->play(1.0 / 16);
+    CHECK(played == hz / 4);
+    CHECK(p->frame() == p->status().start + hz / 4);
+    p->faster();
+    CHECK(p->speed() == 2);
+    played = 0;
+    for (int i = 0; i < 4; ++i) played += p->play(1.0 / 16);
+    CHECK(played == hz / 2);
+    for (int i = 0; i < 20; ++i) p->faster();
+    CHECK(p->speed() == replay_player::max_speed);
+    for (int i = 0; i < 20; ++i) p->slower();
+    CHECK(p->speed() == replay_player::min_speed);
+    p->set_speed(1);
+    // A long stall is not caught up all at once: at most a quarter second of playback.
+    const frame_t before = p->frame();
+    CHECK(p->play(30.0) <= hz / 4 + 1);
+    CHECK(p->frame() > before);
+}
+
+TEST_CASE("the player counts each frame it verifies once, and seeks verify the frames they re-simulate",
+          "[demo][replay_player]") {
+    auto p = open_golden();
+    CHECK(p->status().verified == 0);
+    const frame_t target = p->keyframes()[1] + 37;
+    REQUIRE(p->seek(target).ok());
+    // Re-simulated from the keyframe before the target, each of those frames checked.
+    CHECK(p->status().verified == target - keyframe_before(*p, target));
+    for (int i = 0; i < 10; ++i) REQUIRE(p->advance());
+    const auto after = p->status().verified;
+    CHECK(after == target + 10 - keyframe_before(*p, target));
+    REQUIRE(p->seek(target).ok()); // the same frames again: nothing new verified
+    CHECK(p->status().verified == after);
+    CHECK(p->status().mismatched == 0);
+    CHECK_FALSE(p->status().first_mismatch);
+    CHECK(p->status().complete);
+    CHECK(p->status().truncation_note.empty());
+}
+
+TEST_CASE("a frame whose recorded hash is wrong is a mismatch, named by its frame", "[demo][replay_player]") {
+    test::temp_dir dir;
+    const auto path = dir / "wrong.rcr";
+    {
+        world w{make_schema()};
+        init_world(w);
+        replay_settings settings;
+        settings.players = 2;
+        settings.input_size = sizeof(player_input);
+        settings.keyframe_interval = 60;
+        auto writer = replay_writer::create(path, w, 0, settings);
+        REQUIRE(writer.ok());
+        game g;
+        frame_inputs_buffer in{2, sizeof(player_input)};
+        in.set(0, player_input{1, 1, 1, 0});
+        for (frame_t f = 0; f < 150; ++f) {
+            g.step(w, in.view(f));
+            // Frame 50's hash recorded wrong; the world itself, and the keyframes, stay right.
+            REQUIRE(writer->add_frame(in.view(f), w, f == 50 ? std::optional{hash(w) ^ 1} : std::nullopt).ok());
+        }
+        REQUIRE(writer->finish().ok());
+    }
+    auto p = replay_player::open(path);
+    REQUIRE(p.ok());
+    while ((*p)->advance()) {}
+    const replay_status st = (*p)->status();
+    CHECK(st.at_end());
+    CHECK(st.mismatched == 1);
+    CHECK(st.verified == 149);
+    REQUIRE(st.first_mismatch);
+    CHECK(*st.first_mismatch == 50);
+    // A seek verifies only what it re-simulates: from frame 120's keyframe, past the wrong hash.
+    auto fresh = replay_player::open(path);
+    REQUIRE(fresh.ok());
+    REQUIRE((*fresh)->seek(150).ok());
+    CHECK((*fresh)->status().verified == 30);
+    CHECK((*fresh)->status().mismatched == 0);
+}
+
+TEST_CASE("a cut copy of the golden replay is reported incomplete, its readable frames verified",
+          "[demo][replay_player]") {
+    test::temp_dir dir;
+    const auto bytes = test::read_bytes(golden);
+    REQUIRE(bytes.size() > 1000);
+    const auto cut = dir / "cut.rcr";
+    REQUIRE(
+        test::write_bytes(cut, {bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(bytes.size() * 6 / 10)}));
+    auto p = replay_player::open(cut);
+    REQUIRE(p.ok());
+    const replay_status st = (*p)->status();
+    CHECK_FALSE(st.complete);
+    CHECK_FALSE(st.truncation_note.empty());
+    auto whole = replay_player::open(golden);
+    REQUIRE(whole.ok());
+    REQUIRE(st.end > st.start);
+    CHECK(st.end < (*whole)->status().end);
+    while ((*p)->advance()) {}
+    CHECK((*p)->status().verified == st.end - st.start);
+    CHECK((*p)->status().mismatched == 0);
+}
+
+TEST_CASE("a damaged, foreign or missing file is a clear error", "[demo][replay_player]") {
+    test::temp_dir dir;
+    auto bytes = test::read_bytes(golden);
+    REQUIRE(bytes.size() > 1000);
+    SECTION("a byte flipped in the middle") {
+        bytes[bytes.size() / 2] ^= std::byte{0x5a};
+        REQUIRE(test::write_bytes(dir / "flipped.rcr", bytes));
+        auto p = replay_player::open(dir / "flipped.rcr");
+        REQUIRE_FALSE(p.ok());
+        CHECK_THAT(p.message(), Contains("flipped.rcr"));
+    }
+    SECTION("not a replay") {
+        REQUIRE(test::write_bytes(dir / "text.rcr", std::vector<std::byte>(64, std::byte{'x'})));
+        auto p = replay_player::open(dir / "text.rcr");
+        REQUIRE_FALSE(p.ok());
+        CHECK(p.code() == errc::bad_magic);
+    }
+    SECTION("no such file") {
+        auto p = replay_player::open(dir / "absent.rcr");
+        REQUIRE_FALSE(p.ok());
+        CHECK(p.code() == errc::io);
+    }
+}
