@@ -5,6 +5,7 @@
 #include <SDL.h>
 
 #include <chrono>
+#include <utility>
 #include <cstdio>
 
 #include "canvas.hpp"
@@ -52,15 +53,25 @@ int run_window_replay(const client_settings &s) {
     const auto started = std::chrono::steady_clock::now();
     auto last = started;
     const double frame_budget = 1.0 / c->refresh_hz();
-    scene drawn;
+    // The last two frames' scenes: playing at normal speed or slower, the picture moves between
+    // them with the wall clock (scene.hpp, interpolate); paused, seeking, or faster than recorded,
+    // it is the current frame itself.
+    scene before, after, latest, drawn;
     replay_layout layout;
     replay_input input;
     bool running = true;
     auto draw = [&] {
         layout = layout_replay(static_cast<float>(c->width()), static_cast<float>(c->height()), c->line_height(),
                                c->pixel_scale());
-        capture(player.current(), drawn);
-        draw_replay(*c, drawn, player.status(), player.keyframes(), layout);
+        capture(player.current(), latest);
+        if (latest.frame != after.frame || after.width == 0) {
+            std::swap(before, after);
+            std::swap(after, latest);
+        }
+        const bool between = !player.paused() && player.speed() <= 1 && !input.dragging() && before.width != 0 &&
+                             before.frame + 1 == after.frame;
+        if (between) interpolate(before, after, player.between(), drawn);
+        draw_replay(*c, between ? drawn : after, player.status(), player.keyframes(), layout);
     };
     while (running) {
         const auto frame_began = std::chrono::steady_clock::now();
