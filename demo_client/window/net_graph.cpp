@@ -369,10 +369,10 @@ void net_graph::draw(canvas &c, float x, float y, float w, float h, std::span<co
             value[1] = {"/" + ms_text(budget_us / 1000.0) + "ms", dim};
             parts = 2;
             break;
-        case net_plot::ahead: value[0] = {format("%+.1f f", now.frames_ahead), a}; break;
+        case net_plot::ahead: value[0] = {format("%+.1f f", static_cast<double>(now.frames_ahead)), a}; break;
         case net_plot::rtt:
-            value[0] = {format("%.0f", now.rtt_ms), a};
-            value[1] = {format(" ±%.0f", now.jitter_ms), b};
+            value[0] = {format("%.0f", static_cast<double>(now.rtt_ms)), a};
+            value[1] = {format(" ±%.0f", static_cast<double>(now.jitter_ms)), b};
             value[2] = {" ms", dim};
             parts = 3;
             break;
