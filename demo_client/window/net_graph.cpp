@@ -206,7 +206,7 @@ net_graph_layout layout_net_graph(float x, float y, float w, float h, float pixe
     const float s = pixel_scale > 0 ? pixel_scale : 1;
     l.panel = {x, y, w, h};
     const float pad = std::round(6 * s), row_gap = std::round(3 * s);
-    // The largest text (11 points down to 7) that gives each plot two lines, label and value;
+    // The largest text (13 points down to 7) that gives each plot two lines, label and value;
     // failing that, one line with the value beside a short label.
     const float inner_w = std::max(0.0f, w - 2 * pad);
     auto line = [&](int points) { return std::ceil(line_em * static_cast<float>(points) * s); };
@@ -217,12 +217,13 @@ net_graph_layout layout_net_graph(float x, float y, float w, float h, float pixe
                    h &&
                chars * char_w(points) <= label_share * inner_w;
     };
-    int size = 11;
-    while (size > 7 && !fits(size, 2, label_chars)) --size;
+    constexpr int largest = 13, smallest = 7;
+    int size = largest;
+    while (size > smallest && !fits(size, 2, label_chars)) --size;
     if (!fits(size, 2, label_chars)) {
         l.value_beside_label = true;
-        size = 11;
-        while (size > 7 && !fits(size, 1, label_chars_beside)) --size;
+        size = largest;
+        while (size > smallest && !fits(size, 1, label_chars_beside)) --size;
     }
     l.text_size = size;
     const float lh = line(size);
