@@ -220,7 +220,7 @@ TEST_CASE("a deeper rollback draws a taller bar", "[window][net_graph]") {
     CHECK(bar_pixels(0) == 0);
 }
 
-TEST_CASE("events are marked at their frame across the plots; events older than the window are not",
+TEST_CASE("events are marked at their frame across the plots, and events older than the window are not",
           "[window][net_graph]") {
     auto c = testing::test_canvas(480, 360);
     const auto frames = quiet_frames();
