@@ -32,10 +32,10 @@ constexpr std::array<std::string_view, net_plot_count> short_labels = {
 /// DejaVu Sans Mono's advance is 0.602 em, rounded to whole pixels: the layout reserves 0.6 em
 /// rounded up.
 constexpr float char_width_em = 0.6f;
-/// The label column's largest share of the graph's width (the plots keep the rest).
-constexpr float label_share = 0.55f;
 /// Its line skip is 1.164 em.
 constexpr float line_em = 1.17f;
+/// The label column's largest share of the graph's width (the plots keep the rest).
+constexpr float label_share = 0.55f;
 /// Characters the label column holds: the longest label or value (12) above each other, or a
 /// short label (8), a space and a value (11) beside each other.
 constexpr float label_chars = 12, label_chars_beside = 20;

@@ -76,8 +76,9 @@ struct net_graph_layout {
 [[nodiscard]] std::optional<float> net_graph_frame_x(const pixel_rect &plot, std::span<const frame_telemetry> frames,
                                                      frame_t f, std::uint16_t tick_hz) noexcept;
 
-/// @brief The colour of @p plot's series @p series (0, or 1 for the second line of rtt and bytes:
-/// jitter, bytes received). Tests look for these; no other part of the graph draws them.
+/// @brief The colour of @p plot's series @p series: 0, or 1 for the second series of three plots
+/// (sim_time: stepping, under re-simulating; rtt: jitter; bytes: received). Tests look for these
+/// in the plots; nothing else is drawn there in them.
 [[nodiscard]] rgba net_plot_colour(net_plot plot, int series = 0) noexcept;
 
 /// @brief Whether the graph marks events of @p kind, and in which colour (none: not shown).
@@ -109,7 +110,6 @@ public:
 
 private:
     std::vector<net_graph_mark> marks_;
-    std::vector<point> line_; // scratch for polylines, kept to avoid allocating every frame
 };
 
 } // namespace retcon::demo
