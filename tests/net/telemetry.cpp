@@ -213,3 +213,40 @@ TEST_CASE("reading telemetry into a short span gives the newest frames", "[net][
     for (std::size_t i = 0; i < 5; ++i) CHECK(some[i].frame == all[59 + i].frame);
     CHECK(a.session->telemetry(std::span<frame_telemetry>{}) == 0);
 }
+
+TEST_CASE("each frame of input delay takes a frame off every rollback (docs/net.md, Reading the net graph)",
+          "[net][telemetry]") {
+    // The most common rollback depth of a player on a steady link (no jitter, no loss) in the
+    // second half of a seeded match.
+    auto depth = [](int delay, std::uint32_t one_way_ms) {
+        fake_clock clock;
+        const telemetry_options telemetry{.frames = 4096, .clock = clock.hook()};
+        auto cfg = game_config(2);
+        cfg.input_delay = static_cast<std::uint8_t>(delay);
+        sim_match m{31, 2, cfg};
+        m.use_server_options({.telemetry = telemetry});
+        const link_conditions link{one_way_ms, 0, 0.0, 0.0, 0.0};
+        auto &a = m.add_client(link, link, {.telemetry = telemetry});
+        m.add_client(link, link, {.telemetry = telemetry});
+        run(m, clock, 12000);
+        const auto entries = read_all<frame_telemetry>(4096, [&](auto out) { return a.session->telemetry(out); });
+        std::map<std::uint32_t, int> depths;
+        for (std::size_t i = entries.size() / 2; i < entries.size(); ++i)
+            if (entries[i].rollback_depth > 0) ++depths[entries[i].rollback_depth];
+        REQUIRE(!depths.empty());
+        auto most = depths.begin();
+        for (auto it = depths.begin(); it != depths.end(); ++it)
+            if (it->second > most->second) most = it;
+        return static_cast<int>(most->first);
+    };
+    for (const std::uint32_t one_way : {30u, 60u}) {
+        INFO("one way " << one_way << " ms");
+        const int undelayed = depth(0, one_way);
+        // About a round trip plus time sync's margin (1.25 periods), in frames of 16.7 ms.
+        const double rtt_frames = 2.0 * one_way / (1000.0 / 60.0);
+        CHECK(undelayed >= rtt_frames + 1);
+        CHECK(undelayed <= rtt_frames + 3);
+        CHECK(depth(2, one_way) == undelayed - 2);
+        CHECK(depth(4, one_way) == undelayed - 4);
+    }
+}
