@@ -19,7 +19,7 @@ bool same(const player_input &a, int turn, int thrust, int fire) {
 
 TEST_CASE("window input: nothing held is no input", "[window_input]") { CHECK(same(map_input({}), 0, 0, 0)); }
 
-TEST_CASE("window input: keys turn, thrust and fire; opposite turns cancel", "[window_input]") {
+TEST_CASE("window input: keys turn, thrust and fire, and opposite turns cancel", "[window_input]") {
     input_snapshot in;
     in.key_left = true;
     CHECK(same(map_input(in), 1, 0, 0));
