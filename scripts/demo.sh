@@ -9,8 +9,8 @@ port="${RETCON_DEMO_PORT:-7777}"
 
 scripts/setup.sh
 cmake --preset release >/dev/null
-# retcon-token too: the README's hosting section starts with it.
-cmake --build --preset release --target demo_server demo_client retcon_cli retcon_token
+# retcon-token too: the README's hosting section starts with it; retcon-relay for its bad link.
+cmake --build --preset release --target demo_server demo_client retcon_cli retcon_token retcon_relay
 
 bin=build/release
 run=build/release/demo-run

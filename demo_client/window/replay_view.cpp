@@ -99,7 +99,7 @@ void draw_status(canvas &c, const scene &sc, const replay_status &s, const repla
     for (std::size_t i = 0; i < sc.players.size(); ++i) {
         if (!sc.players[i].present) continue;
         char buf[32];
-        std::snprintf(buf, sizeof buf, "P%zu %u", i + 1, static_cast<unsigned>(sc.players[i].score));
+        std::snprintf(buf, sizeof buf, "P%zu %u", i, static_cast<unsigned>(sc.players[i].score));
         x += c.text(x, l.status_y, buf, palette::player(static_cast<int>(i))) + l.badge;
     }
     // The keys, then (when the window is wide enough) how a seek works. Monospace: the keys'

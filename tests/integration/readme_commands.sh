@@ -9,6 +9,10 @@
 #   - a demo_client line runs in a terminal (tmux), must draw its status line, and must exit 0 on q
 #     at the end of its block, and the server must log its player as having left, not as a lost
 #     connection;
+#   - a demo_client --window line runs in the background on a private Xvfb, must still be running
+#     (its window open) 3 s later, and must exit 0 on SIGTERM at the end of its block (closing the
+#     window);
+#   - a retcon-relay line runs in the background and is stopped at the end of its block;
 #   - any other line (shell variables, retcon-token) runs in this shell and must succeed.
 # A README command that does not work as written (a program its set-up does not build, a
 # directory nobody creates, an option the program lacks) fails here.
@@ -41,11 +45,28 @@ blocks() {
     }' "$source_dir/README.md" | awk '!first_done { if ($0 == "--") first_done = 1; next } { print }'
 }
 
-servers=() clients=() n=0
+servers=() clients=() windows=() relays=() n=0
+# A display for the README's window lines: a private Xvfb, started at the first of them.
+display=""
+start_display() {
+  [ -z "$display" ] || return 0
+  command -v Xvfb >/dev/null || return 1
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$dir/display" 2>/dev/null &
+  pids+=($!)
+  wait_for 10 test -s "$dir/display" || return 1
+  display=":$(head -n 1 "$dir/display")"
+}
 screen() { tmux -L "$1" capture-pane -p -t main 2>/dev/null; } # screen SOCKET
 drawn() { screen "$1" | grep -Eq '^(retcon \||replay )'; }    # drawn SOCKET: a status line is on it
 finish_block() {
-  local c s status
+  local c s w status
+  for w in "${windows[@]}"; do
+    kill -TERM "${w%%:*}" 2>/dev/null || true
+    status=0
+    wait_for 15 gone "${w%%:*}" || fail "${w#*:}: its window did not close 15 s after SIGTERM"
+    wait "${w%%:*}" || status=$?
+    [ "$status" -eq 0 ] || fail "${w#*:}: exit $status after SIGTERM"
+  done
   for c in "${clients[@]}"; do
     tmux -L "$c" send-keys -t main q 2>/dev/null || true
     wait_for 15 test -s "$dir/$c.status" || { screen "$c" >"$dir/$c.screen.log" || true; fail "$(sed -n 2p "$dir/$c.sh"): no exit after q"; }
@@ -60,7 +81,8 @@ finish_block() {
   done
   # Every player quit with q, which says goodbye: none may look like a lost connection.
   ! grep -h "player_left .*connection closed" "$dir"/s*.log || fail "a player who quit with q was logged as a lost connection"
-  servers=() clients=()
+  for s in "${relays[@]}"; do kill -TERM "$s" 2>/dev/null || true; done
+  servers=() clients=() windows=() relays=()
 }
 
 ran=0
@@ -75,6 +97,20 @@ while IFS= read -r line; do
       bash "$dir/s$n.sh" </dev/null >"$dir/s$n.log" 2>&1 &
       pids+=($!) servers+=("$!:$line")
       wait_for 10 grep -q "listening on UDP port" "$dir/s$n.log" || fail "$line: not listening"
+      ;;
+    build/release/demo_client/demo_client*--window*)
+      start_display || fail "$line: no display for its window (scripts/setup.sh installs xvfb)"
+      printf 'cd %q\nexec %s\n' "$dir" "$line" >"$dir/w$n.sh"
+      DISPLAY=$display bash "$dir/w$n.sh" </dev/null >"$dir/w$n.log" 2>&1 &
+      pids+=($!) windows+=("$!:$line")
+      sleep 3
+      ! gone "$!" || fail "$line: exited at once (no window?)"
+      ;;
+    build/release/tools/retcon-relay*)
+      printf 'cd %q\nexec %s\n' "$dir" "$line" >"$dir/r$n.sh"
+      bash "$dir/r$n.sh" </dev/null >"$dir/r$n.log" 2>&1 &
+      pids+=($!) relays+=("$!")
+      wait_for 10 grep -q "listening on UDP port" "$dir/r$n.log" || fail "$line: not listening"
       ;;
     build/release/demo_client/demo_client*)
       c="readme-$$-c$n" # the tmux socket, the script and its status file
