@@ -3,6 +3,7 @@
 
 #include <SDL.h>
 
+#include "demo/demo_replay.hpp"
 #include "replay_input.hpp"
 
 using namespace retcon;
@@ -34,7 +35,7 @@ SDL_Event mouse(Uint32 type, float x, float y) {
 } // namespace
 
 TEST_CASE("the viewer's keys pause, step, change speed, seek and leave", "[window][replay_input]") {
-    auto opened = replay_player::open(RETCON_TEST_DATA_DIR "/golden_demo.rcr");
+    auto opened = replay_player::open(retcon::demo::testing::short_replay());
     REQUIRE(opened.ok());
     replay_player &p = **opened;
     const replay_layout layout = layout_replay(1000, 640, 16);
@@ -72,7 +73,7 @@ TEST_CASE("the viewer's keys pause, step, change speed, seek and leave", "[windo
 
 TEST_CASE("a click on the seek bar seeks there, a drag follows the mouse, a click elsewhere does not",
           "[window][replay_input]") {
-    auto opened = replay_player::open(RETCON_TEST_DATA_DIR "/golden_demo.rcr");
+    auto opened = replay_player::open(retcon::demo::testing::short_replay());
     REQUIRE(opened.ok());
     replay_player &p = **opened;
     const float scale = 2; // a HiDPI window: a point is two pixels

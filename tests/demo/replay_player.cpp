@@ -1,5 +1,6 @@
 // The replay player both replay screens drive: seeking, stepping, speed, and the verification it
-// reports, on the demo's golden replay and on copies of it that are cut or damaged.
+// reports, on a short recording of the demo (demo_replay.hpp) and on copies of it that are cut or
+// damaged.
 #include <catch2/catch.hpp>
 
 #include <common/temp_dir.hpp>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "demo/demo_replay.hpp"
 #include "replay_player.hpp"
 
 using namespace retcon;
@@ -17,15 +19,16 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const char *const golden = RETCON_TEST_DATA_DIR "/golden_demo.rcr";
+/// The recording under test (demo_replay.hpp): short, so the sanitizer builds run it quickly too.
+std::string recording() { return retcon::demo::testing::short_replay().string(); }
 
-std::unique_ptr<replay_player> open_golden() {
-    auto p = replay_player::open(golden);
+std::unique_ptr<replay_player> open_recording() {
+    auto p = replay_player::open(recording());
     REQUIRE(p.ok());
     return std::move(*p);
 }
 
-/// The golden replay's world re-simulated from its first frame, independently of the player.
+/// The recording's world re-simulated from its first frame, independently of the player.
 struct from_the_start {
     replay_reader r;
     world w{make_schema()};
@@ -55,12 +58,12 @@ frame_t keyframe_before(const replay_player &p, frame_t f) {
 
 TEST_CASE("a seek lands on the frame asked for, in the world a re-simulation from the start gives",
           "[demo][replay_player]") {
-    auto p = open_golden();
+    auto p = open_recording();
     const replay_status st = p->status();
     REQUIRE(st.end - st.start > 1000);
     REQUIRE(p->keyframes().size() > 1);
     const frame_t second_key = p->keyframes()[1];
-    auto reader = replay_reader::open(golden);
+    auto reader = replay_reader::open(recording());
     REQUIRE(reader.ok());
     from_the_start truth{std::move(*reader)};
     // Targets in increasing order (the independent walk only goes forward); the player is sent
@@ -86,7 +89,7 @@ TEST_CASE("a seek lands on the frame asked for, in the world a re-simulation fro
 }
 
 TEST_CASE("a single step moves one frame, and only while paused", "[demo][replay_player]") {
-    auto p = open_golden();
+    auto p = open_recording();
     REQUIRE(p->seek(500).ok());
     const auto verified = p->status().verified;
     CHECK_FALSE(p->step()); // playing: stepping is for a paused player
@@ -101,7 +104,7 @@ TEST_CASE("a single step moves one frame, and only while paused", "[demo][replay
 }
 
 TEST_CASE("playing moves with wall time at the speed, within the speed limits", "[demo][replay_player]") {
-    auto p = open_golden();
+    auto p = open_recording();
     const auto hz = p->tick_hz();
     REQUIRE(hz % 4 == 0);
     // A quarter second in sixteenths (exact in binary): a quarter of the tick rate, then half of it
@@ -128,7 +131,7 @@ TEST_CASE("playing moves with wall time at the speed, within the speed limits", 
 
 TEST_CASE("the player counts each frame it verifies once, and seeks verify the frames they re-simulate",
           "[demo][replay_player]") {
-    auto p = open_golden();
+    auto p = open_recording();
     CHECK(p->status().verified == 0);
     const frame_t target = p->keyframes()[1] + 37;
     REQUIRE(p->seek(target).ok());
@@ -184,10 +187,9 @@ TEST_CASE("a frame whose recorded hash is wrong is a mismatch, named by its fram
     CHECK((*fresh)->status().mismatched == 0);
 }
 
-TEST_CASE("a cut copy of the golden replay is reported incomplete, its readable frames verified",
-          "[demo][replay_player]") {
+TEST_CASE("a cut copy of a replay is reported incomplete, its readable frames verified", "[demo][replay_player]") {
     test::temp_dir dir;
-    const auto bytes = test::read_bytes(golden);
+    const auto bytes = test::read_bytes(recording());
     REQUIRE(bytes.size() > 1000);
     const auto cut = dir / "cut.rcr";
     REQUIRE(
@@ -197,7 +199,7 @@ TEST_CASE("a cut copy of the golden replay is reported incomplete, its readable 
     const replay_status st = (*p)->status();
     CHECK_FALSE(st.complete);
     CHECK_FALSE(st.truncation_note.empty());
-    auto whole = replay_player::open(golden);
+    auto whole = replay_player::open(recording());
     REQUIRE(whole.ok());
     REQUIRE(st.end > st.start);
     CHECK(st.end < (*whole)->status().end);
@@ -208,7 +210,7 @@ TEST_CASE("a cut copy of the golden replay is reported incomplete, its readable 
 
 TEST_CASE("a damaged, foreign or missing file is a clear error", "[demo][replay_player]") {
     test::temp_dir dir;
-    auto bytes = test::read_bytes(golden);
+    auto bytes = test::read_bytes(recording());
     REQUIRE(bytes.size() > 1000);
     SECTION("a byte flipped in the middle") {
         bytes[bytes.size() / 2] ^= std::byte{0x5a};
