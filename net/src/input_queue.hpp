@@ -93,11 +93,17 @@ public:
     /**
      * @brief The local inputs the server has not acknowledged, oldest first, at most
      * @p max_frames of the newest: their bytes go to @p out, the first frame to @p first, and
-     * the count is returned. A frame no longer held ends the window before it.
+     * the count is returned. A frame no longer held ends the window before it. Acknowledged
+     * past the newest input, the window is that input alone (see below).
      */
     std::uint32_t unacknowledged(std::uint32_t max_frames, std::vector<std::byte> &out, frame_t &first) const {
         const frame_t end = local_next_;
         first = std::max(acknowledged_, sync_frame_);
+        // The server acknowledges every frame already due, sent or not: an acknowledgement past
+        // our newest input means we run behind it (a snapshot that loaded late). That input
+        // still goes, late: only an input puts the slot in the game and gives the server the
+        // arrival margin time sync catches up on (docs/net.md, "Time sync").
+        if (acknowledged_ > end && end > sync_frame_) first = end - 1u;
         if (end > max_frames && first < end - max_frames) first = end - max_frames;
         out.clear();
         std::uint32_t count = 0;

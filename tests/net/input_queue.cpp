@@ -152,6 +152,33 @@ TEST_CASE("input_queue: the unacknowledged window starts at the acknowledgement 
     CHECK(first == 32);
 }
 
+TEST_CASE("input_queue: acknowledged past its newest input (behind the server), the client still sends it",
+          "[net][parts][input_queue]") {
+    // The server acknowledges every frame already due, sent or not: an acknowledgement past the
+    // newest local input means the client runs behind the server. That input still goes (late),
+    // so the server puts the slot in the game and measures the margin time sync needs.
+    queue_fixture f{10}; // local inputs from frame 12
+    for (frame_t fr = 12; fr <= 20; ++fr) f.q.add_local(fr, b({static_cast<int>(fr), 0, 0, 1}));
+    bytes out;
+    frame_t first = 0;
+    f.q.acknowledge(40);
+    REQUIRE(f.q.unacknowledged(64, out, first) == 1);
+    CHECK(first == 20);
+    REQUIRE(out.size() == isz);
+    CHECK(out[0] == std::byte{20});
+    // Acknowledged exactly up to it: the server holds everything, nothing goes.
+    f.q.restart(50, 52);
+    f.q.add_local(55, b({1, 2, 3, 4}));
+    f.q.acknowledge(56);
+    CHECK(f.q.unacknowledged(64, out, first) == 0);
+    CHECK(out.empty());
+    // No local input yet (right after a restart): nothing to send, however far the acknowledgement.
+    f.q.restart(60, 62);
+    f.q.acknowledge(90);
+    CHECK(f.q.unacknowledged(64, out, first) == 0);
+    CHECK(out.empty());
+}
+
 TEST_CASE("input_queue: the unacknowledged window starts after the last frame no longer held",
           "[net][parts][input_queue]") {
     queue_fixture f{0, 8}; // local inputs from frame 2, 8 held

@@ -394,6 +394,39 @@ TEST_CASE("a player still loading its snapshot is not present, so none of its in
     CHECK(m.server_world.resource<ships>().of[slow.session->slot()] != null_entity);
 }
 
+TEST_CASE("a player whose snapshot loads long after its join catches up and becomes present", "[net][session]") {
+    // The relay's pattern: a lost snapshot chunk holds the load back ~600 ms while the server
+    // plays on; once it loads, the confirmed packets that follow acknowledge every frame the
+    // server has made, so all the player's inputs count as acknowledged. Before the fix it sent
+    // none, the server never put its slot in the game nor measured a margin, and time sync
+    // crept 3% a tick: the slot stayed not present for ~20 s.
+    sim_match m{71, 2};
+    const link_conditions link{30, 0, 0.0};
+    auto &a = m.add_client(link, link);
+    m.run(1000);
+    auto &b = m.add_client(link, link);
+    while (sim_match::count(m.server_events, session_event_kind::player_joined) < 2) m.step();
+    b.active = false; // welcome, snapshot and confirmed packets wait in its queue
+    m.run(600);
+    b.active = true;
+    const frame_t back_at = m.server->frame();
+    m.run(1500);
+    REQUIRE(b.session->state() == client_state::running);
+    const int slot = b.session->slot();
+    const auto joined = sim_match::count(b.events, session_event_kind::player_joined,
+                                         [slot](const session_event &e) { return e.slot == slot; });
+    CHECK(joined == 1);
+    CHECK(m.server_world.resource<ships>().of[slot] != null_entity);
+    // Caught up: its inputs arrive in time again, so the server stops replacing them.
+    const auto replaced = m.server->client_stats(slot).replaced_inputs;
+    m.run(2000);
+    INFO("back at frame " << back_at << ", replaced " << replaced);
+    CHECK(m.server->client_stats(slot).replaced_inputs - replaced <= 2);
+    CHECK(b.session->stats().frames_ahead > 0);
+    CHECK(m.compare(b).mismatched == 0);
+    CHECK(m.compare(a).mismatched == 0);
+}
+
 TEST_CASE("clients see other players join and leave, at the frame the confirmed stream says", "[net][session]") {
     sim_match m{61, 2};
     const link_conditions link{20, 2, 0.0};
