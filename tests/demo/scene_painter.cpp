@@ -50,7 +50,8 @@ std::vector<std::pair<float, float>> empty_places(const scene &s, float clearanc
             for (const auto &a : s.asteroids) clear = clear && !near(a.x, a.y, a.radius);
             for (const auto &sh : s.ships) clear = clear && !near(sh.x, sh.y, 4);
             for (const auto &b : s.bullets) clear = clear && !near(b.x, b.y, 1);
-            for (const auto &q : s.particles) clear = clear && (q.kind == 0 && !draws_dust(q.id) || !near(q.x, q.y, 1));
+            for (const auto &q : s.particles)
+                clear = clear && ((q.kind == 0 && !draws_dust(q.id)) || !near(q.x, q.y, 1));
             if (clear) out.emplace_back(x, y);
         }
     return out;
