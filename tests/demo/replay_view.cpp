@@ -130,7 +130,7 @@ TEST_CASE("after a seek the viewer shows that frame's world, its handle there, a
     CHECK(count_in_rows(viewer, layout.notice_y, line, replay_palette::incomplete) == 0);
 }
 
-TEST_CASE("a mismatch is drawn in red and named by its frame; a cut file says so", "[window][replay_view]") {
+TEST_CASE("a mismatch is drawn in red and named by its frame, and a cut file says so", "[window][replay_view]") {
     replay_status st;
     st.start = 0;
     st.end = 600;
