@@ -32,8 +32,8 @@ struct trace_clock {
 struct trace_options {
     /// @brief Records kept: the newest ones, the oldest overwritten first; the storage is taken
     /// when the session is constructed. 0: no trace (each hook is one null check, the clock is
-    /// never read). A client tick without rollback takes 4 to 8 records, a server tick 6; each
-    /// re-simulated frame 3 more (docs/net.md, "Reading a trace").
+    /// never read). A record is 40 bytes; a tick takes about 6, a rollback one more per frame
+    /// re-simulated, a poll that received packets one (docs/net.md, "Reading a trace").
     std::uint32_t records = 0;
     trace_clock clock{};        ///< what timestamps are read from
     std::string process_name{}; ///< the process track's name; empty: "retcon client" or "retcon server"
