@@ -2,9 +2,10 @@
 # Instruction counts of client_session::tick and server_session::tick on a seeded match
 # (bench/tick_probe.cpp) under callgrind: stable on a noisy shared machine, so two builds can be
 # compared exactly (docs/benchmarks.md, "Session tick instructions").
-#   bench/callgrind_ticks.sh <path to retcon_tick_probe> [virtual ms] [telemetry frames]
+#   bench/callgrind_ticks.sh <path to retcon_tick_probe> [virtual ms] [telemetry frames] [trace records]
 # (telemetry frames: every session's telemetry ring, 0 for off; absent: the sessions' default;
-# docs/benchmarks.md, "Telemetry on the tick")
+# docs/benchmarks.md, "Telemetry on the tick"; trace records: every session's trace ring, 0 or
+# absent for off; docs/benchmarks.md, "Tracing on the tick")
 # With --modes, the instructions per frame of a session driven in C++ (tick, tick_requests) and
 # through the C API (callback, poll mode), each side's calls counted alone on the same seeded match
 # (bench/session_probe.cpp; docs/benchmarks.md, "C API", "Sessions: poll mode against the C++
@@ -52,7 +53,7 @@ fi
 
 probe="$1"
 ms="${2:-10000}"
-telemetry=("${@:3:1}") # empty: the probe's default
+telemetry=("${@:3:2}") # telemetry frames and trace records; empty: the probe's defaults
 for side in client server; do
   valgrind --tool=callgrind --callgrind-out-file="$out/$side.out" \
     --toggle-collect="retcon::${side}_session::tick(*" "$probe" "$ms" "${telemetry[@]}" >"$out/$side.log" 2>&1

@@ -9,6 +9,11 @@
 
 namespace retcon::demo {
 
+namespace {
+/// --trace keeps the newest 524,288 records (20 MiB): about a quarter of an hour of a 60 Hz match.
+constexpr std::uint32_t trace_records = 1u << 19;
+} // namespace
+
 std::uint64_t now_ms() {
     using namespace std::chrono;
     return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
@@ -65,6 +70,7 @@ bool live_match::open_session() {
     opt.reconnect.attempts = s_.reconnect_attempts; // the rest of the policy: its defaults
     opt.reconnect_token = stored_;                  // empty: a new player
     opt.join_token = join_token_;                   // a reconnection presents it again, with the reconnect token
+    if (!s_.trace.empty()) opt.trace.records = trace_records; // the newest records, written by finish()
     session_ = std::make_unique<client_session>(
         config_, world_, [this](world &ww, const frame_inputs &in) { game_.step(ww, in); }, *net_, opt);
     if (hash_log_.is_open())
@@ -176,6 +182,12 @@ int live_match::finish() {
     std::printf("  rtt: %.1f ms, bandwidth: %.0f B/s up, %.0f B/s down\n", st.rtt_ms, st.bytes_out_per_s,
                 st.bytes_in_per_s);
     std::printf("  time: %.1f s\n", secs);
+    if (!s_.trace.empty()) {
+        if (auto written = client.write_trace(s_.trace); written)
+            std::printf("  trace: %s (%zu records)\n", s_.trace.c_str(), session_->trace()->size());
+        else
+            std::fprintf(stderr, "demo_client: could not write the trace: %s\n", written.message().c_str());
+    }
     std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs_));
     return exit_code_;
 }

@@ -46,6 +46,9 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--hash-log", s.hash_log, "write every confirmed frame's world hash to this file");
     app.add_option("--check-hash-log", s.check_hash_log, "with --replay: compare a --hash-log file with the replay");
+    app.add_option("--trace", s.trace,
+                   "write the match's trace here when leaving (Trace Event Format JSON: open it in ui.perfetto.dev); "
+                   "with --replay --headless: the re-simulated replay's trace");
     app.add_option("--debug-desync", s.debug_desync, "corrupt one component at this frame, to show desync handling");
     app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)")
         ->check(retcon::tools::finite_range(0, 86400));

@@ -1,5 +1,6 @@
 #include "client_app.hpp"
 
+#include <retcon/net/trace.hpp>
 #include <retcon/snapshot.hpp>
 #include <retcon_demo/game.hpp>
 
@@ -43,6 +44,36 @@ int check_log(const replay_reader &r, const std::string &path) {
 }
 } // namespace
 
+namespace {
+/// --replay FILE --headless --trace OUT: re-simulates the replay as verify does, with a "frame"
+/// slice per frame stepped (docs/net.md, "Reading a trace"), and writes the trace.
+int write_replay_trace(const client_settings &s, const replay_reader &r, world &w, game &g) {
+    const std::uint64_t frames = r.end_frame() - r.start_frame() + 1;
+    trace_recorder trace{{.records = static_cast<std::uint32_t>(std::min<std::uint64_t>(frames + 16, 1u << 24)),
+                          .process_name = "retcon replay " + s.replay}};
+    const trace_name_id frame = trace.intern("frame", "frame");
+    const step_function traced = [&](world &ww, const frame_inputs &in) {
+        const std::uint64_t start = trace.now();
+        g.step(ww, in);
+        trace.complete(frame, start, trace.now(), trace_track::tick, in.frame());
+    };
+    auto rep = verify(r, w, traced);
+    if (!rep) {
+        std::fprintf(stderr, "demo_client: replay NOT verified: %s\n", rep.message().c_str());
+        return 2;
+    }
+    if (rep->first_mismatch)
+        trace.instant(trace.intern("hash mismatch"), "frame " + std::to_string(*rep->first_mismatch));
+    if (auto written = trace.write_json(s.trace); !written) {
+        std::fprintf(stderr, "demo_client: could not write the trace: %s\n", written.message().c_str());
+        return 2;
+    }
+    std::printf("replay %s: %llu frames re-simulated; trace: %s (%zu records)\n", s.replay.c_str(),
+                static_cast<unsigned long long>(rep->frames_checked), s.trace.c_str(), trace.size());
+    return rep->ok() ? 0 : 1;
+}
+} // namespace
+
 int run_replay(const client_settings &s) {
     auto reader = replay_reader::open(s.replay);
     if (!reader) {
@@ -60,6 +91,7 @@ int run_replay(const client_settings &s) {
     game g;
     // The game's own step, exactly as the server and clients run it.
     const step_function step = [&g](world &ww, const frame_inputs &in) { g.step(ww, in); };
+    if (s.headless && !s.trace.empty()) return write_replay_trace(s, r, w, g);
     if (s.headless) {
         // Exit status: 0 verified (a complete file, every frame re-simulated to its recorded
         // hash, every keyframe checked); 1 not verified (a mismatch, or no frame to verify);

@@ -45,6 +45,9 @@ int main(int argc, char **argv) {
                    "opened by their tokens, have ended; 0: matches end when their players leave, and open matches "
                    "are replaced; run until SIGTERM)")
         ->check(retcon::tools::finite_range(0, 86400));
+    app.add_option("--trace", s.trace,
+                   "write the first match's trace here when it ends (Trace Event Format JSON: open it in "
+                   "ui.perfetto.dev)");
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
     app.add_option("--match-limit", s.match_limit, "serve this many matches, then drain and exit (0: no limit)")

@@ -158,6 +158,15 @@ result<std::size_t> match_lifecycle::open_at(std::size_t place, const std::strin
     so.record_path = m->replay;
     so.record_settings.metadata = m->game.metadata;
     so.record_settings.metadata.emplace_back("match", id);
+    if (!opt_.single_trace_path.empty()) { // the first match alone keeps a trace
+        so.trace.records = 0;
+        if (!single_trace_used_) {
+            single_trace_used_ = true;
+            m->trace = opt_.single_trace_path;
+            so.trace.records = opt_.session.trace.records != 0 ? opt_.session.trace.records : 1u << 19;
+            if (so.trace.process_name.empty()) so.trace.process_name = "retcon server, match " + id;
+        }
+    }
     if (session_admission) so.admission = session_admission(place);
     // The step and the confirmed-frame callback time the parts of a tick (tick_costs).
     hosted_match *raw = m.get();
@@ -285,6 +294,13 @@ void match_lifecycle::finish(std::size_t i, std::uint64_t now_us) {
     ++live_.matches_ended;
     log_match(m, "ended (" + m.end_reason + ") after " + std::to_string(r.final_frame) + " frames");
     results_.push(std::move(r));
+    if (!m.trace.empty() && m.session) {
+        if (auto written = m.session->write_trace(m.trace); written)
+            log_match(m, "trace written to " + m.trace.string() + " (" + std::to_string(m.session->trace()->size()) +
+                             " records)");
+        else
+            log_match(m, "could not write the trace: " + written.message());
+    }
     mux_.remove_route(m.route);
     by_id_.erase(m.id);
     const std::string id = m.id;

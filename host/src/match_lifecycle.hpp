@@ -124,6 +124,7 @@ private:
     std::uint64_t skipped_ids_ = 0; // open ids passed over: their replays exist
     std::uint64_t next_open_us_ = 0;
     bool single_replay_used_ = false;
+    bool single_trace_used_ = false;
 };
 
 } // namespace retcon

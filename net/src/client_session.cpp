@@ -69,8 +69,10 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::checksum_reports checksums; // hashes for the server, images for an upload
     internal::snapshot_receiver transfer{wire::limits::max_snapshot};
     internal::rate_meter meter;
-    internal::telemetry_ring<frame_telemetry> telemetry; // the last frames (docs/net.md, "Telemetry")
-    std::uint64_t telemetry_in = 0, telemetry_out = 0;   // byte totals at the last tick's end
+    internal::telemetry_ring<frame_telemetry> telemetry;          // the last frames (docs/net.md, "Telemetry")
+    std::uint64_t telemetry_in = 0, telemetry_out = 0;            // byte totals at the last tick's end
+    std::unique_ptr<trace_recorder> tracer;                       // null: no trace (docs/net.md, "Reading a trace")
+    double traced_rtt = -1, traced_ahead = -1, traced_delay = -1; // counters as last recorded
 
     frame_t current = 0;
     bool ticking = false; // a tick's step requests are not all stepped
@@ -116,6 +118,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         window.reserve(wire::limits::max_frames_per_packet * isz);
         local.reserve(isz);
         telemetry.reset(opt.telemetry.frames);
+        if (opt.trace.records != 0) {
+            trace_options traced = opt.trace;
+            if (traced.process_name.empty()) traced.process_name = "retcon client";
+            tracer = std::make_unique<trace_recorder>(traced);
+        }
     }
 
     /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
@@ -184,7 +191,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
 
     /// Queues an event; the caller fills the fields its kind carries (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        return events.emit(k, frame, s, std::move(text));
+        session_event &e = events.emit(k, frame, s, std::move(text));
+        if (tracer) tracer->instant(trace_id(trace_name::event) + static_cast<trace_name_id>(k), e.text);
+        return e;
     }
 
     /// The session is over for @p cause: the state says so and the game gets the event (with
@@ -468,6 +477,21 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         e->bytes_out += internal::telemetry_delta(bytes_out, telemetry_out);
     }
 
+    /// The tick slice from @p start, and the counters that changed since the last tick (docs/net.md,
+    /// "Reading a trace").
+    void close_trace(std::uint64_t start, frame_t frame) {
+        trace_recorder *const tr = tracer.get();
+        if (!tr) return;
+        tr->complete(trace_id(trace_name::tick), start, tr->now(), trace_track::tick, frame);
+        const auto note = [tr](trace_name n, double v, double &last) {
+            if (v != last) tr->counter(trace_id(n), v);
+            last = v;
+        };
+        note(trace_name::rtt_ms, st.rtt_ms, traced_rtt);
+        note(trace_name::frames_ahead, st.frames_ahead, traced_ahead);
+        note(trace_name::input_delay, delay.frames(), traced_delay);
+    }
+
     /// A player's input delay adapts to the round trip once it is known (docs/net.md, "Input delay").
     void adapt_delay() {
         if (slot >= 0 && rtt.known() && state == client_state::running) delay.adapt(now, rtt.rtt_ms(), clock.period());
@@ -490,6 +514,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void compute_checksums() {
+        const std::uint64_t start = tracer ? tracer->now() : 0;
         checksums.advance(
             inputs.confirmed_end(), w, current, [this](frame_t f) { return rollback.find(f); },
             [this](frame_t f, std::uint64_t h) {
@@ -497,6 +522,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                     if (frame_telemetry *e = telemetry.find(f)) e->hash_checked = true;
                 if (hash_cb) hash_cb(f, h);
             });
+        if (tracer) tracer->complete(trace_id(trace_name::checksum), start, tracer->now());
     }
 
     /// One tick as a coroutine that yields each frame to simulate (docs/net.md, "Poll mode"):
@@ -509,18 +535,27 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         local.assign(input.begin(), input.end());
         clock.ticked();
         frame_telemetry *const tel = open_telemetry(); // null with telemetry off
+        trace_recorder *const tr = tracer.get();       // null with the trace off
+        const std::uint64_t tick_start = tr ? tr->now() : 0;
+        const frame_t tick_frame = current;
         // Restore the first frame whose confirmed inputs differ from the ones it was simulated
         // with and re-simulate up to the present (docs/net.md, "The model").
         if (const frame_t from = inputs.take_first_wrong(); from != no_frame && from < current) {
+            const std::uint64_t rollback_start = tr ? tr->now() : 0;
             if (auto r = rollback.begin(w, from); !r) {
                 emit(session_event_kind::desync_detected, from, slot, "cannot roll back: " + r.message());
             } else {
                 const std::uint64_t resim_start = tel ? telemetry_us() : 0;
                 const internal::rollback::resimulation guard{rollback};
                 for (frame_t f = from; f < current; ++f) {
+                    const std::uint64_t resim_at = tr ? tr->now() : 0;
                     rollback.before(w, f);
                     co_yield request(f);
+                    if (tr) tr->complete(trace_id(trace_name::resimulate), resim_at, tr->now(), trace_track::tick, f);
                 }
+                if (tr)
+                    tr->complete(trace_id(trace_name::rollback), rollback_start, tr->now(), trace_track::tick,
+                                 current - from, from);
                 ++st.rollbacks;
                 st.resimulated += current - from;
                 if (tel) {
@@ -534,14 +569,18 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         if (slot < 0) { // spectator: confirmed frames only
             if (current >= inputs.confirmed_end()) {
                 close_telemetry(tel);
+                close_trace(tick_start, tick_frame);
                 co_return false;
             }
             const step_request next = advance();
             const std::uint64_t step_start = tel ? telemetry_us() : 0;
+            const std::uint64_t traced_step = tr ? tr->now() : 0;
             co_yield next;
+            if (tr) tr->complete(trace_id(trace_name::step), traced_step, tr->now(), trace_track::tick, tick_frame);
             if (tel) tel->step_us += internal::telemetry_span_us(step_start, telemetry_us());
             advanced();
             close_telemetry(tel);
+            close_trace(tick_start, tick_frame);
             co_return true;
         }
         // Signed on purpose: a client that is behind the confirmed frames (current <
@@ -558,6 +597,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             send_inputs();
             if (tel) ++tel->stalls;
             close_telemetry(tel);
+            if (tr) tr->instant(trace_id(trace_name::stall));
+            close_trace(tick_start, tick_frame);
             co_return false;
         }
         stalled = false;
@@ -566,11 +607,14 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         inputs.add_local(current + delay.frames(), local);
         const step_request next = advance();
         const std::uint64_t step_start = tel ? telemetry_us() : 0; // the step runs while suspended
+        const std::uint64_t traced_step = tr ? tr->now() : 0;
         co_yield next;
+        if (tr) tr->complete(trace_id(trace_name::step), traced_step, tr->now(), trace_track::tick, tick_frame);
         if (tel) tel->step_us += internal::telemetry_span_us(step_start, telemetry_us());
         advanced();
         send_inputs();
         close_telemetry(tel);
+        close_trace(tick_start, tick_frame);
         co_return true;
     }
 
@@ -580,7 +624,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             corrupt(w);
             corrupt = nullptr;
         }
+        const std::uint64_t save_start = tracer ? tracer->now() : 0;
         rollback.save(w, current);
+        if (tracer) tracer->complete(trace_id(trace_name::save), save_start, tracer->now(), trace_track::tick, current);
         return request(current);
     }
     void advanced() {
@@ -651,7 +697,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         stamp_feedback();
         imsg.inputs.assign(window.begin(), window.end());
         wire::encode(imsg, isz, {}, out);
+        const std::uint64_t start = tracer ? tracer->now() : 0;
         send(wire::channel::inputs, out);
+        if (tracer)
+            tracer->complete(trace_id(trace_name::send), start, tracer->now(), trace_track::tick,
+                             static_cast<std::int64_t>(out.size()));
     }
 
     void poll(std::uint64_t t) {
@@ -662,7 +712,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             connect_start = now;
             connect_started = true;
         }
+        const std::uint64_t poll_start = tracer ? tracer->now() : 0, received_before = bytes_in;
         net.poll(now, *this);
+        if (tracer && bytes_in != received_before)
+            tracer->complete(trace_id(trace_name::receive), poll_start, tracer->now(), trace_track::network,
+                             static_cast<std::int64_t>(bytes_in - received_before));
         if (again.due(now)) start_attempt();
         if (state == client_state::connecting && !again.waiting() && opt.connect_timeout_ms != 0 &&
             now - std::min(now, connect_start) >= opt.connect_timeout_ms) {
@@ -739,5 +793,12 @@ std::size_t client_session::telemetry(std::span<frame_telemetry> out) const noex
     return impl_->telemetry.read(out);
 }
 std::size_t client_session::telemetry_capacity() const noexcept { return impl_->telemetry.capacity(); }
+
+trace_recorder *client_session::trace() noexcept { return impl_->tracer.get(); }
+result<void> client_session::write_trace(const std::filesystem::path &path) const {
+    if (!impl_->tracer)
+        return {errc::invalid_argument, "this session keeps no trace (client_options::trace.records is 0)"};
+    return impl_->tracer->write_json(path);
+}
 
 } // namespace retcon

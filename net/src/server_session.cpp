@@ -76,6 +76,8 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     };
     std::vector<slot_telemetry> per_slot;
     std::uint64_t bytes_in = 0, bytes_out = 0; // every connection's, since the start
+    std::unique_ptr<trace_recorder> tracer;    // null: no trace (docs/net.md, "Reading a trace")
+    double traced_players = -1;                // the players counter as last recorded
     std::uint64_t telemetry_in = 0, telemetry_out = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
@@ -92,6 +94,11 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         telemetry.reset(opt.telemetry.frames);
         per_slot.resize(telemetry.enabled() ? players : 0);
         for (auto &held : per_slot) held.ring.reset(opt.telemetry.frames);
+        if (opt.trace.records != 0) {
+            trace_options traced = opt.trace;
+            if (traced.process_name.empty()) traced.process_name = "retcon server";
+            tracer = std::make_unique<trace_recorder>(traced);
+        }
         limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
     }
@@ -99,7 +106,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// Every event of the session leaves through here: the parts return facts, never events;
     /// the caller fills the fields its kind carries (docs/net.md, "Events").
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
-        return events.emit(k, frame, s, std::move(text));
+        session_event &e = events.emit(k, frame, s, std::move(text));
+        if (tracer) tracer->instant(trace_id(trace_name::event) + static_cast<trace_name_id>(k), e.text);
+        return e;
     }
 
     void send(conn &c, wire::channel ch, std::span<const std::byte> data) {
@@ -398,29 +407,62 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         }
         const bool timed = telemetry.enabled();
         const std::uint64_t tick_start = timed ? telemetry_us() : 0;
+        trace_recorder *const tr = tracer.get(); // null with the trace off
+        const std::uint64_t traced_tick = tr ? tr->now() : 0;
         if (!recording.started()) start_recording();
         const frame_t f = next_frame;
         std::byte *r = stream.put(f);
+        std::uint32_t replaced = 0;
         inputs.confirm(
             f, frame_record{players, isz, r},
             [this](std::size_t s) -> conn * {
                 return slots[s].owner == no_peer ? nullptr : conns.find(slots[s].owner);
             },
-            [](conn *c) { ++c->stats().replaced_inputs; });
+            [&replaced](conn *c) {
+                ++c->stats().replaced_inputs;
+                ++replaced;
+            });
         const frame_inputs fi{f, players, isz, r};
+        const std::uint64_t traced_step = tr ? tr->now() : 0;
+        if (tr) tr->complete(trace_id(trace_name::confirm), traced_tick, traced_step, trace_track::tick, replaced);
         const std::uint64_t step_start = timed ? telemetry_us() : 0; // the step runs while suspended
         co_yield step_request{&w, fi, false};
         const std::uint64_t step_end = timed ? telemetry_us() : 0;
+        std::uint64_t traced = tr ? tr->now() : 0;
+        if (tr) tr->complete(trace_id(trace_name::step), traced_step, traced, trace_track::tick, f);
         const bool checksum = cfg.checksum_interval != 0 && f % cfg.checksum_interval == 0;
         std::uint64_t h = 0;
         if (checksum || recorder || recording.recording()) h = hash(w);
         if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
+        if (tr) traced = trace_span(trace_name::hash, traced, f);
         if (recording.recording()) recording_failed(recording.add(fi, w, h));
         if (recorder) recorder(fi, w, h);
+        if (tr) traced = trace_span(trace_name::record, traced, f);
         ++next_frame;
+        const std::uint64_t sent_before = bytes_out;
         broadcast();
+        if (tr) {
+            trace_span(trace_name::send, traced, static_cast<std::int64_t>(bytes_out - sent_before));
+            close_trace(traced_tick, f);
+        }
         if (timed) note_tick(fi, tick_start, step_start, step_end);
         co_return true;
+    }
+
+    // ---------------------------------------------------------------- trace (docs/net.md, "Reading a trace")
+    /// A slice named @p n from @p start to now on the tick track; returns now.
+    std::uint64_t trace_span(trace_name n, std::uint64_t start, std::int64_t arg) {
+        const std::uint64_t end = tracer->now();
+        tracer->complete(trace_id(n), start, end, trace_track::tick, arg);
+        return end;
+    }
+    /// The tick slice from @p start, and the players counter when it changed.
+    void close_trace(std::uint64_t start, frame_t f) {
+        tracer->complete(trace_id(trace_name::tick), start, tracer->now(), trace_track::tick, f);
+        if (const auto n = static_cast<double>(slots.occupied()); n != traced_players) {
+            tracer->counter(trace_id(trace_name::players), n);
+            traced_players = n;
+        }
     }
 
     // ---------------------------------------------------------------- telemetry (docs/net.md)
@@ -500,7 +542,11 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             t0 = t;
             f0 = next_frame;
         }
+        const std::uint64_t poll_start = tracer ? tracer->now() : 0, received_before = bytes_in;
         net.poll(t, *this);
+        if (tracer && bytes_in != received_before)
+            tracer->complete(trace_id(trace_name::receive), poll_start, tracer->now(), trace_track::network,
+                             static_cast<std::int64_t>(bytes_in - received_before));
         std::vector<peer_id> silent;
         for (auto &[peer, c] : conns) {
             const internal::connection_silence quiet = c.quiet(now, limits);
@@ -630,6 +676,13 @@ std::uint64_t server_session::slot_player(int slot) const noexcept {
     return slot >= 0 && static_cast<std::size_t>(slot) < impl_->slots.size()
                ? impl_->slots[static_cast<std::size_t>(slot)].player
                : 0;
+}
+
+trace_recorder *server_session::trace() noexcept { return impl_->tracer.get(); }
+result<void> server_session::write_trace(const std::filesystem::path &path) const {
+    if (!impl_->tracer)
+        return {errc::invalid_argument, "this session keeps no trace (server_options::trace.records is 0)"};
+    return impl_->tracer->write_json(path);
 }
 
 } // namespace retcon

@@ -42,3 +42,20 @@ TEST_CASE("keeping and reading telemetry allocates nothing in a warm match", "[n
     CHECK(read > 0);
     CHECK(m.clients[0]->session->telemetry(frames) == 60); // the ring is full and turning
 }
+
+TEST_CASE("keeping a trace allocates nothing in a warm match", "[net][allocations][trace]") {
+    // Rings far shorter than the measured window, so records and texts turn over while counted;
+    // the default clock (steady_clock) is read.
+    const trace_options trace{.records = 512};
+    sim_match m{23, 2};
+    m.use_server_options({.trace = trace});
+    const link_conditions link{40, 10, 0.05, 0.0, 0.02};
+    m.add_client(link, link, {.trace = trace});
+    m.add_client(link, link, {.trace = trace});
+    const allocation_window window = measure_warm_allocations(m, [&m] { m.step(); });
+    INFO("rollbacks during the measured window: " << window.rollbacks);
+    CHECK(window.rollbacks > 0);
+    CHECK(window.allocations == 0);
+    CHECK(m.clients[0]->session->trace()->overwritten() > 0);
+    CHECK(m.server->trace()->overwritten() > 0);
+}

@@ -20,6 +20,7 @@
 #include "net/step_requests.hpp"
 #include "net/sync_test.hpp"
 #include "net/telemetry.hpp"
+#include "net/trace.hpp"
 #include "net/transport.hpp"
 
 #endif

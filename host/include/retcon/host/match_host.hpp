@@ -90,6 +90,11 @@ struct host_options {
     /// @brief Replaces the replay path of a host with one open match (demo_server --record); it
     /// must not exist. Its directory is made as `replay_dir` is.
     std::filesystem::path single_replay_path{};
+    /// @brief The first match's trace (demo_server --trace): that match alone keeps one, sized by
+    /// `session.trace.records` (0: 524,288 records, 20 MiB), and writes it here as Trace Event Format
+    /// JSON when it ends (docs/net.md, "Reading a trace"). Empty: `session.trace` applies to
+    /// every match and nothing is written for them.
+    std::filesystem::path single_trace_path{};
     std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
     /// and nobody joined too. Open mode keeps waiting for the first player.

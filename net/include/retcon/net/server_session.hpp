@@ -18,6 +18,7 @@
 #include "stats.hpp"
 #include "step_requests.hpp"
 #include "telemetry.hpp"
+#include "trace.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -122,6 +123,9 @@ struct server_options {
     /// @brief Per-frame telemetry kept, for the ticks and for each player slot
     /// (server_session::telemetry; docs/net.md, "Telemetry").
     telemetry_options telemetry{};
+    /// @brief The trace kept of the last ticks (server_session::write_trace; docs/net.md, "Reading a
+    /// trace"). Off by default.
+    trace_options trace{};
 };
 
 /// @brief What is wrong with @p options (a timeout or interval that must be positive), or an
@@ -210,6 +214,16 @@ public:
     std::size_t client_telemetry(int slot, std::span<server_client_telemetry> out) const noexcept;
     /// @brief Frames of telemetry kept at most (`server_options::telemetry.frames`; 0: off).
     [[nodiscard]] std::size_t telemetry_capacity() const noexcept;
+    /// @brief The session's trace recorder, for a game's own trace_scope slices; null when
+    /// `server_options::trace.records` is 0 (docs/net.md, "Reading a trace").
+    [[nodiscard]] trace_recorder *trace() noexcept;
+    /**
+     * @brief Writes the trace kept so far to @p path as Trace Event Format JSON, atomically
+     * (docs/net.md, "Reading a trace"). Call it between ticks (from the loop, at exit): it
+     * formats every record kept, so it allocates and does file I/O.
+     * @return nothing, or `invalid_argument` when the session keeps no trace, or the `io` error.
+     */
+    [[nodiscard]] result<void> write_trace(const std::filesystem::path &path) const;
 
 private:
     struct impl;

@@ -1,0 +1,91 @@
+#include <retcon/net/trace.hpp>
+
+#include <retcon/net/events.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <unistd.h>
+
+namespace retcon {
+
+namespace {
+/// The built-in names, in trace_name order, with their slices' argument names.
+struct builtin {
+    const char *name, *arg_a, *arg_b;
+};
+constexpr builtin builtins[] = {
+    {"tick", "frame", ""},       {"rollback", "depth", "first_wrong"},
+    {"resimulate", "frame", ""}, {"step", "frame", ""},
+    {"save", "frame", ""},       {"checksum", "", ""},
+    {"send", "bytes", ""},       {"receive", "bytes", ""},
+    {"hash", "frame", ""},       {"record", "frame", ""},
+    {"confirm", "replaced", ""}, {"stall", "", ""},
+    {"rtt_ms", "", ""},          {"frames_ahead", "", ""},
+    {"input_delay", "", ""},     {"players", "", ""},
+    {"bytes_out", "", ""},
+};
+static_assert(std::size(builtins) == static_cast<std::size_t>(trace_name::event));
+} // namespace
+
+trace_recorder::trace_recorder(const trace_options &options)
+    : clock_{options.clock}, process_{options.process_name}, pid_{options.pid ? options.pid
+                                                                              : static_cast<std::uint32_t>(::getpid())},
+      records_(std::max<std::size_t>(options.records, 1)), text_(text_capacity) {
+    for (const builtin &b : builtins) names_.push_back({b.name, b.arg_a, b.arg_b});
+    for (std::size_t k = 0; k <= static_cast<std::size_t>(last_session_event_kind); ++k)
+        names_.push_back({to_string(static_cast<session_event_kind>(k)), "", ""});
+}
+
+std::uint64_t trace_recorder::now() const noexcept {
+    if (clock_.now_ns) return clock_.now_ns(clock_.context);
+    using namespace std::chrono;
+    return static_cast<std::uint64_t>(duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+trace_name_id trace_recorder::intern(std::string_view name, std::string_view arg_a, std::string_view arg_b) {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i].name == name && names_[i].arg_a == arg_a && names_[i].arg_b == arg_b)
+            return static_cast<trace_name_id>(i);
+    constexpr std::size_t max_names = std::numeric_limits<trace_name_id>::max();
+    if (names_.size() >= max_names) return static_cast<trace_name_id>(max_names - 1);
+    names_.push_back({std::string{name}, std::string{arg_a}, std::string{arg_b}});
+    return static_cast<trace_name_id>(names_.size() - 1);
+}
+
+std::string_view trace_recorder::name(trace_name_id id) const noexcept {
+    return id < names_.size() ? std::string_view{names_[id].name} : std::string_view{"?"};
+}
+
+void trace_recorder::push(const record &r) noexcept {
+    records_[head_] = r;
+    if (full_) ++overwritten_;
+    if (++head_ == records_.size()) {
+        head_ = 0;
+        full_ = true;
+    }
+}
+
+void trace_recorder::complete(trace_name_id name, std::uint64_t start, std::uint64_t end, trace_track track,
+                              std::int64_t a, std::int64_t b) noexcept {
+    push({start, end > start ? end - start : 0, a, b, name, phase::complete, track});
+}
+
+void trace_recorder::counter(trace_name_id name, double value) noexcept {
+    if (!std::isfinite(value)) return; // JSON has no NaN or Infinity
+    push({now(), 0, std::bit_cast<std::int64_t>(value), 0, name, phase::counter, trace_track::tick});
+}
+
+void trace_recorder::instant(trace_name_id name, std::string_view text) noexcept {
+    text = text.substr(0, max_text);
+    const std::uint64_t start = text_end_;
+    for (const char c : text) text_[text_end_++ % text_.size()] = c;
+    push({now(), 0, static_cast<std::int64_t>(start), static_cast<std::int64_t>(text.size()), name, phase::instant,
+          trace_track::tick});
+}
+
+} // namespace retcon
