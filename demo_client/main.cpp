@@ -46,7 +46,10 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--hash-log", s.hash_log, "write every confirmed frame's world hash to this file");
     app.add_option("--check-hash-log", s.check_hash_log, "with --replay: compare a --hash-log file with the replay");
-    app.add_option("--debug-desync", s.debug_desync, "corrupt one component at this frame, to show desync handling");
+    app.add_option("--debug-desync", s.debug_desync,
+                   "make the \"movement\" system non-deterministic at this frame, to show the server naming it");
+    app.add_option("--debug-corrupt", s.debug_corrupt,
+                   "corrupt one component between frames at this frame, to show desync handling");
     app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)")
         ->check(retcon::tools::finite_range(0, 86400));
     app.add_flag("--window", s.window,
