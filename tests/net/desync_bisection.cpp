@@ -202,6 +202,24 @@ TEST_CASE("a world changed between frames is not blamed on a stage", "[net][bise
     CHECK(r.bad_running);
 }
 
+TEST_CASE("a client whose step cannot be re-run (poll mode) is verified at the frame, not blamed", "[net][bisection]") {
+    // The C API's poll-mode step is requests_only: the client sends no stage report and the
+    // server verifies its upload after the frame, saying why it could not bisect.
+    const step_function faulty = step_function::requests_only([](world &w, const frame_inputs &in) {
+        step_game(w, in);
+        if (in.frame() == fault_frame) w.get<ship_pos>(w.resource<ships>().of[0]).x += 3;
+    });
+    const auto r = run_fault(step_game, faulty);
+    REQUIRE(r.server);
+    INFO(r.server->text);
+    CHECK(r.server->stage.empty());
+    CHECK(r.server->text.starts_with("desync at frame 300: not bisected: the client sent no stage report (it cannot "
+                                     "re-run the frame); ship_pos.x of entity "));
+    CHECK(has(r.server->diverging, "ship_pos.x"));
+    CHECK(r.false_claims == 0);
+    CHECK(r.bad_running);
+}
+
 TEST_CASE("a client that runs another schedule is verified at the frame, not bisected and not blamed",
           "[net][bisection]") {
     // The faulty client's step is opaque, the server's structured: their stage names differ.
