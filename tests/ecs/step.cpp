@@ -163,7 +163,7 @@ TEST_CASE("observed calls before and after around each frame and keeps the stage
     CHECK(std::count(log.begin(), log.end(), "before") == 0);
 }
 
-TEST_CASE("a requests_only step cannot be re-run; every other step can", "[step]") {
+TEST_CASE("a requests_only step cannot be re-run, every other step can", "[step]") {
     std::vector<std::string> log;
     const auto opaque = [](world &, const frame_inputs &) {};
     CHECK(step_function{opaque}.can_rerun());

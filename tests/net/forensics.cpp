@@ -489,7 +489,7 @@ TEST_CASE("kept_images: a fill that throws leaves its slot empty, and no_frame i
     CHECK(k.newest_at_or_before(100, at) == nullptr);
 }
 
-TEST_CASE("run_staged hashes the start and every stage; an opaque step is one stage", "[net][parts][forensics]") {
+TEST_CASE("run_staged hashes the start and every stage, an opaque step as one stage", "[net][parts][forensics]") {
     world w{game_schema()}, plain{game_schema()};
     init_game(w);
     init_game(plain);
@@ -525,7 +525,7 @@ TEST_CASE("run_staged hashes the start and every stage; an opaque step is one st
     CHECK(opaque.names != h.names);
 }
 
-TEST_CASE("stage_names_hash changes with a system's name; first_difference finds the first point",
+TEST_CASE("stage_names_hash changes with a system's name, first_difference finds the first point",
           "[net][parts][forensics]") {
     const auto named = [](const char *second) {
         schedule s;
