@@ -15,13 +15,14 @@ struct client_settings {
     bool headless = false;
     bool spectate = false;
     std::uint64_t seed = 1;
-    std::string replay;                      ///< play this replay back instead of connecting
-    std::string hash_log;                    ///< write "frame hash" of every confirmed frame here
-    std::string check_hash_log;              ///< with --replay: compare this log with the replay's hashes
-    std::int64_t debug_desync = -1;          ///< corrupt one component at this frame (desync drill)
-    std::string trace;                       ///< write the session's trace here when leaving ("" = none)
-    double duration_s = 0;                   ///< leave after this long (0: until the match ends)
-    double speed = 1.0;                      ///< replay playback speed
+    std::string replay;              ///< play this replay back instead of connecting
+    std::string hash_log;            ///< write "frame hash" of every confirmed frame here
+    std::string check_hash_log;      ///< with --replay: compare this log with the replay's hashes
+    std::int64_t debug_desync = -1;  ///< this client's "movement" system misbehaves at this frame (desync drill)
+    std::int64_t debug_corrupt = -1; ///< corrupt the world between frames at this frame (desync drill)
+    std::string trace;               ///< write the session's trace here when leaving ("" = none)
+    double duration_s = 0;           ///< leave after this long (0: until the match ends)
+    double speed = 1.0;              ///< replay playback speed
     std::uint32_t connect_timeout_ms = 5000; ///< give up if the server has not welcomed us by then
     /// Reconnection attempts after a lost connection (client_options::reconnect; 0: none).
     std::uint32_t reconnect_attempts = 0;

@@ -24,6 +24,7 @@ std::uint64_t now_ms() {
 live_match::live_match(const client_settings &settings, bool log)
     : s_(settings), log_(log), world_(make_schema()), config_(make_client_config()), ai_(settings.seed) {
     init_world(world_);
+    game_->debug_fault(s_.debug_desync); // the desync drill lives in this process's step only
 }
 
 live_match::~live_match() {
@@ -71,8 +72,7 @@ bool live_match::open_session() {
     opt.reconnect_token = stored_;                  // empty: a new player
     opt.join_token = join_token_;                   // a reconnection presents it again, with the reconnect token
     if (!s_.trace.empty()) opt.trace.records = trace_records; // the newest records, written by finish()
-    session_ = std::make_unique<client_session>(
-        config_, world_, [this](world &ww, const frame_inputs &in) { game_.step(ww, in); }, *net_, opt);
+    session_ = std::make_unique<client_session>(config_, world_, game::structured(game_), *net_, opt);
     if (hash_log_.is_open())
         session_->on_confirmed_hash([this](frame_t f, std::uint64_t h) { hash_log_ << f << ' ' << h << '\n'; });
     return true;
@@ -81,7 +81,7 @@ bool live_match::open_session() {
 void live_match::poll(std::uint64_t now) {
     client_session &client = *session_;
     client.poll(now);
-    if (!corrupted_ && s_.debug_desync >= 0 && client.current_frame() >= static_cast<frame_t>(s_.debug_desync) &&
+    if (!corrupted_ && s_.debug_corrupt >= 0 && client.current_frame() >= static_cast<frame_t>(s_.debug_corrupt) &&
         client.state() == client_state::running) {
         corrupted_ = true;
         client.debug_corrupt([](world &ww) {
@@ -107,7 +107,12 @@ void live_match::after_ticks(std::uint64_t now, const std::function<void(const s
     bool join_as_new = false;
     for (session_event ev; !join_as_new && client.next_event(ev);) {
         if (on_event) on_event(ev);
-        if (ev.kind == session_event_kind::desync_detected) ++desyncs_;
+        if (ev.kind == session_event_kind::desync_detected) {
+            ++desyncs_;
+            if (!ev.stage.empty() && verdict_.empty()) // the server's bisection (docs/net.md, "Desync forensics")
+                verdict_ = "frame " + std::to_string(ev.frame) + ", " +
+                           (ev.stage_index > 0 ? "system \"" + ev.stage + "\"" : "\"" + ev.stage + "\"");
+        }
         last_note_ = std::string(to_string(ev.kind)) + (ev.text.empty() ? "" : ": " + ev.text);
         if (log_) std::printf("[frame %u] %s\n", ev.frame, last_note_.c_str());
         if (ev.kind == session_event_kind::match_ended) {
@@ -189,6 +194,7 @@ int live_match::finish() {
             std::fprintf(stderr, "demo_client: could not write the trace: %s\n", written.message().c_str());
     }
     std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs_));
+    if (!verdict_.empty()) std::printf("desync verdict: %s\n", verdict_.c_str());
     return exit_code_;
 }
 

@@ -77,7 +77,7 @@ private:
     const client_settings &s_;
     const bool log_;
     world world_;
-    game game_;
+    std::shared_ptr<game> game_ = std::make_shared<game>();
     client_config config_;
     bool keep_token_ = false;
     reconnect_token stored_; // what the token file holds (empty: none yet)
@@ -95,6 +95,7 @@ private:
     std::string reason_;
     std::uint64_t start_ = 0;
     bool corrupted_ = false;
+    std::string verdict_;    // the first desync the server bisected: "frame 300, system \"movement\""
     bool announced_ = false; // "playing slot N" printed
 };
 

@@ -49,7 +49,10 @@ int main(int argc, char **argv) {
     app.add_option("--trace", s.trace,
                    "write the match's trace here when leaving (Trace Event Format JSON: open it in ui.perfetto.dev); "
                    "with --replay --headless: the re-simulated replay's trace");
-    app.add_option("--debug-desync", s.debug_desync, "corrupt one component at this frame, to show desync handling");
+    app.add_option("--debug-desync", s.debug_desync,
+                   "make the \"movement\" system non-deterministic at this frame, to show the server naming it");
+    app.add_option("--debug-corrupt", s.debug_corrupt,
+                   "corrupt one component between frames at this frame, to show desync handling");
     app.add_option("--duration", s.duration_s, "leave after this many seconds (0: until the match ends)")
         ->check(retcon::tools::finite_range(0, 86400));
     app.add_flag("--window", s.window,

@@ -32,8 +32,7 @@ result<hosted_game> make_match(const match_params &p) {
     world_options wo;
     wo.seed = p.seed;
     init_world(*g.state, wo);
-    auto arena = std::make_shared<game>();
-    g.step = [arena](world &w, const frame_inputs &in) { arena->step(w, in); };
+    g.step = game::structured(std::make_shared<game>()); // structured: a desync names the system
     g.config = make_config(p.players, p.tick_hz);
     g.report = [](const world &w, std::span<slot_result> slots) {
         const auto &m = w.resource<match_state>();

@@ -462,7 +462,8 @@ typedef enum rc_unverified_reason {
 } rc_unverified_reason;
 /** One event (C++ session_event): decide on the fields, log the text. Strings stay valid until
  *  the next call on the session: copy them. Versioned by struct_size: a caller built against the
- *  first version (up to text, RC_EVENT_SIZE_V1 bytes) gets those fields only. */
+ *  first version (up to text, RC_EVENT_SIZE_V1 bytes) or the second (RC_EVENT_SIZE_V2) gets
+ *  that version's fields only. */
 typedef struct rc_event {
     uint32_t struct_size; /* sizeof(rc_event) */
     uint32_t kind;        /* an rc_event_kind */
@@ -482,9 +483,17 @@ typedef struct rc_event {
     const char *path;         /* RECORDING_FAILED: the file that could not be written ("" otherwise) */
     const char *diverging;    /* DESYNC_DETECTED: what diverged, "pool.field" names separated by '\n' */
     uint32_t diverging_count; /* how many names are in diverging */
+    /* Since version 3 (desync bisection; docs/net.md, "Desync forensics"): */
+    const char *stage;    /* DESYNC_DETECTED: the first diverging stage ("apply inputs", a system,
+                             "step" for an opaque step, "start of frame"); "" when not bisected */
+    int32_t stage_index;  /* its index (0: apply inputs, 1..: the systems); -1: the start of the
+                             frame, or not bisected */
+    uint32_t stage_count; /* the frame's stages; 0 when not bisected */
 } rc_event;
 /** The size of the first version of rc_event (struct_size up to and including text). */
 #define RC_EVENT_SIZE_V1 (offsetof(rc_event, cause))
+/** The size of the second version of rc_event (up to and including diverging_count). */
+#define RC_EVENT_SIZE_V2 (offsetof(rc_event, stage))
 /** "timed_out", ... ("unknown" for a value that is no cause). */
 RC_API const char *rc_disconnect_cause_name(uint32_t cause);
 /** "full", ... ("none" for 0, "unknown" for a value no server sends). */

@@ -142,7 +142,7 @@ rc_status session_handle::next_event(rc_event *out, int *has_event, const char *
     out->frame = event.frame;
     out->slot = event.slot;
     out->text = event.text.c_str();
-    if (out->struct_size < sizeof(rc_event)) return RC_OK; // a caller of the first version
+    if (out->struct_size < RC_EVENT_SIZE_V2) return RC_OK; // a caller of the first version
     event_diverging.clear();
     for (const auto &n : event.diverging) event_diverging += (event_diverging.empty() ? "" : "\n") + n;
     out->cause = static_cast<std::uint32_t>(event.cause);
@@ -155,6 +155,10 @@ rc_status session_handle::next_event(rc_event *out, int *has_event, const char *
     out->path = event.path.c_str();
     out->diverging = event_diverging.c_str();
     out->diverging_count = static_cast<std::uint32_t>(event.diverging.size());
+    if (out->struct_size < sizeof(rc_event)) return RC_OK; // a caller of the second version
+    out->stage = event.stage.c_str();
+    out->stage_index = event.stage_index;
+    out->stage_count = event.stage_count;
     return RC_OK;
 }
 
@@ -224,9 +228,10 @@ void stats_to_c(const session_stats &in, rc_session_stats *out) noexcept {
 // forensics, which forensic_interval 1 (set by rc_server_create) rules out. A new use of the
 // step outside a tick would surface here as RC_ERR_INTERNAL.
 step_function steps_only_through_requests() {
-    return [](world &, const frame_inputs &) {
+    // requests_only: desync bisection never re-runs it (docs/net.md, "Desync forensics").
+    return step_function::requests_only([](world &, const frame_inputs &) {
         throw std::logic_error{"the session stepped outside a request (a bug in retcon's C API: report it)"};
-    };
+    });
 }
 
 } // namespace retcon::capi

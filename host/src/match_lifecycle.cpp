@@ -3,6 +3,7 @@
 #include <retcon/snapshot/hash.hpp>
 
 #include <algorithm>
+#include <memory>
 
 #include "host_time.hpp"
 
@@ -168,14 +169,16 @@ result<std::size_t> match_lifecycle::open_at(std::size_t place, const std::strin
         }
     }
     if (session_admission) so.admission = session_admission(place);
-    // The step and the confirmed-frame callback time the parts of a tick (tick_costs).
+    // The step and the confirmed-frame callback time the parts of a tick (tick_costs). Observed,
+    // not wrapped in a lambda: the step keeps its systems for desync bisection (docs/net.md,
+    // "Desync forensics").
     hosted_match *raw = m.get();
-    step_function step = [raw, inner = std::move(m->game.step), this](world &w, const frame_inputs &in) {
-        const auto a = host_time::now_ns();
-        inner(w, in);
-        raw->step_end_ns = host_time::now_ns();
-        live_.costs.simulate_ns += raw->step_end_ns - a;
-    };
+    auto started = std::make_shared<std::uint64_t>(0);
+    step_function step = m->game.step.observed([started] { *started = host_time::now_ns(); },
+                                               [raw, started, this] {
+                                                   raw->step_end_ns = host_time::now_ns();
+                                                   live_.costs.simulate_ns += raw->step_end_ns - *started;
+                                               });
     try {
         m->session =
             std::make_unique<server_session>(m->game.config, *m->game.state, std::move(step), mux_.route(m->route), so);

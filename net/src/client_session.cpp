@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "config_check.hpp"
@@ -67,6 +68,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::round_trip rtt;             // to the server, with its jitter
     internal::input_delay delay;          // adapts when max_input_delay > input_delay
     internal::checksum_reports checksums; // hashes for the server, images for an upload
+    std::optional<world> scratch;         // desync bisection's re-run, created at the first one
+    bool bisecting = false;               // during that re-run (is_resimulating)
     internal::snapshot_receiver transfer{wire::limits::max_snapshot};
     internal::rate_meter meter;
     internal::telemetry_ring<frame_telemetry> telemetry;          // the last frames (docs/net.md, "Telemetry")
@@ -141,6 +144,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
                                 2u * wire::limits::max_frames_per_packet + 64u;
         inputs.reset(players, isz, cap, slot, cfg.prediction);
+        checksums.reset(cfg.checksum_interval, forensic_slots, rec); // with room for each frame's inputs
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
     }
 
@@ -301,12 +305,19 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             if (!wire::decode(data, m)) return;
             if (m.diverging.empty()) {
                 ++st.desyncs;
-                if (!upload_forensic(m.frame))
+                if (!upload_forensic(m.frame, m.server))
                     emit(session_event_kind::desync_detected, m.frame, slot,
                          "no local snapshot of that frame to compare");
             } else {
-                emit(session_event_kind::desync_detected, m.frame, slot, m.diverging).diverging =
-                    internal::split_diverging(m.diverging);
+                session_event &e = emit(session_event_kind::desync_detected, m.frame, slot, m.diverging);
+                e.diverging = internal::split_diverging(m.diverging);
+                if (m.stage != wire::stage_none) { // the server's bisection named a stage
+                    e.stage_count = m.stage_count;
+                    e.stage_index = m.stage == wire::stage_start ? -1 : int{m.stage};
+                    if (m.stage == wire::stage_start) e.stage = "start of frame";
+                    else if (step && m.stage < step.stages())
+                        e.stage = std::string{step.stage_name(m.stage)};
+                }
             }
             return;
         }
@@ -498,8 +509,49 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         st.input_delay = delay.frames();
     }
 
-    bool upload_forensic(frame_t frame) {
-        const world_image *image = checksums.image_after(frame);
+    /// Desync bisection, the client's side (docs/net.md, "Desync forensics"): re-runs @p frame
+    /// stage by stage from the kept world after the frame before, with its confirmed inputs, on
+    /// a world of its own, comparing each point with the server's hashes @p server. Sends the
+    /// stage report and returns true, with @p image the world at the first point that differs
+    /// (or, if none does, left for the caller's image after the frame); false when the frame
+    /// cannot be re-run (no report: the server verifies after the frame).
+    bool bisect(frame_t frame, const wire::stage_hashes &server, std::optional<world_image> &image) {
+        const world_image *start = frame == 0 ? nullptr : checksums.image_after(frame - 1u);
+        const std::byte *record = checksums.record(frame);
+        if (server.after.empty() || !internal::can_bisect(step) || !start || !record) return false;
+        if (!scratch) scratch.emplace(w.get_schema());
+        if (!restore(*scratch, *start)) return false;
+        wire::stage_report_msg r;
+        r.frame = frame;
+        bisecting = true; // a game asking is_resimulating() skips presentation side effects
+        try {
+            internal::run_staged(*scratch, step, frame_inputs{frame, players, isz, record}, r.client,
+                                 [&](std::uint8_t point, const world &sw) {
+                                     if (r.upload_point != wire::stage_none || r.client.names != server.names ||
+                                         server.after.size() != step.stages())
+                                         return;
+                                     const bool at_start = point == wire::stage_start;
+                                     if ((at_start ? r.client.start : r.client.after[point]) !=
+                                         (at_start ? server.start : server.after[point])) {
+                                         r.upload_point = point;
+                                         image = save(sw, frame); // mid-frame: it carries frame itself
+                                     }
+                                 });
+        } catch (...) {
+            bisecting = false;
+            throw;
+        }
+        bisecting = false;
+        if (r.upload_point == wire::stage_none && !checksums.image_after(frame)) return false;
+        wire::encode(r, out);
+        send(wire::channel::snapshots, out); // ahead of the chunks, on their ordered channel
+        return true;
+    }
+
+    bool upload_forensic(frame_t frame, const wire::stage_hashes &server) {
+        std::optional<world_image> staged;
+        (void)bisect(frame, server, staged);
+        const world_image *image = staged ? &*staged : checksums.image_after(frame);
         if (!image) return false;
         const auto file = encode_snapshot_file(*image, w.get_schema(), 1);
         internal::send_snapshot_chunks(frame, frame, file,
@@ -521,7 +573,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                 if (report_checksums)
                     if (frame_telemetry *e = telemetry.find(f)) e->hash_checked = true;
                 if (hash_cb) hash_cb(f, h);
-            });
+            },
+            [this](frame_t f) { return inputs.confirmed(f); });
         if (tracer) tracer->complete(trace_id(trace_name::checksum), start, tracer->now());
     }
 
@@ -783,7 +836,7 @@ bool client_session::is_predicted(frame_t frame, std::size_t slot) const {
                          impl_->players);
     return frame >= impl_->inputs.confirmed_end() && !impl_->inputs.is_confirmed(frame);
 }
-bool client_session::is_resimulating() const noexcept { return impl_->rollback.is_resimulating(); }
+bool client_session::is_resimulating() const noexcept { return impl_->rollback.is_resimulating() || impl_->bisecting; }
 retcon::reconnect_token client_session::reconnect_token() const noexcept { return impl_->token; }
 void client_session::on_confirmed_hash(std::function<void(frame_t, std::uint64_t)> fn) {
     impl_->hash_cb = std::move(fn);

@@ -6,6 +6,7 @@
 #include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
 #include <retcon/net/server_session.hpp>
+#include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/image.hpp>
 
 #include <cstddef>
@@ -49,6 +50,7 @@ public:
     /// @brief What a complete upload showed (`verify`).
     struct verification {
         frame_t frame = no_frame; ///< the frame whose hash differed
+        int slot = -1;            ///< the client's slot (names its files)
         /// @brief What diverged ("ship_pos.y, entities"), or why nothing was found: "client
         /// snapshot unreadable: ...", the server's image gone or not rebuilt, or "no difference
         /// found in the uploaded snapshot". The text the client is sent and the event's text.
@@ -59,6 +61,17 @@ public:
         bool false_claim = false; ///< the client's own upload contradicts its claim (unreadable, or no difference)
         /// @brief Why it is not verified (`none` when it is).
         unverified_reason reason = unverified_reason::none;
+        /// @brief Desync bisection's first diverging point (docs/net.md, "Desync forensics"): a
+        /// stage index below `stage_count`, `wire::stage_start`, or `wire::stage_none` (not
+        /// bisected).
+        std::uint8_t stage = wire::stage_none;
+        std::uint8_t stage_count = 0; ///< the frame's stages (0: not bisected)
+        std::string stage_name;       ///< "apply inputs", a system, "step", "start of frame"
+        /// @brief The verdict on one line ("desync at frame 1234: first diverging system ..."),
+        /// the event's text and the forensic record's first line; empty when not verified.
+        std::string verdict;
+        /// @brief One line per difference (`divergence::lines`), for the forensic record.
+        std::vector<std::string> lines;
         /// @brief The forensic files that could not be written (empty: written, or none were
         /// due); the session reports each as `recording_failed` with its path.
         std::vector<file_failure> files_failed;
@@ -81,6 +94,15 @@ public:
      */
     claim_outcome claim(frame_t frame, std::uint64_t h, forensic_upload &upload, const frame_ring &history,
                         std::uint64_t now_ms, unverified_reason &reason, std::string &why);
+
+    /**
+     * @brief After `claim` requested an upload: re-runs its frame stage by stage from the
+     * server's world after the frame before (`checksum_record::run_frame`) and keeps the hashes
+     * in @p upload, which then accepts one stage report. False (nothing kept) when the frame
+     * cannot be re-run: the upload is then verified after the frame, without bisection.
+     */
+    bool prepare_bisection(forensic_upload &upload, const schema &schema, const frame_ring &history,
+                           const step_function &step, std::size_t players, std::size_t input_size);
 
     /**
      * @brief Verifies the complete upload in @p upload (which it finishes) against the
@@ -110,7 +132,14 @@ public:
 private:
     /// Writes both images of an upload's frame; returns the files that could not be written.
     std::vector<file_failure> write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
-                                          const world_image &theirs, const schema &their_schema);
+                                          const world_image &theirs, const schema &their_schema, const verification &v);
+    /// Verifies an upload that came with a stage report against the server's image at the
+    /// same point of the frame; false if the report gives no point to compare (the caller
+    /// then verifies after the frame).
+    bool verify_stage(verification &v, const wire::stage_hashes &server, const wire::stage_report_msg &report,
+                      const snapshot_file &theirs, const schema &schema, const frame_ring &history,
+                      const step_function &step, std::size_t players, std::size_t input_size,
+                      std::string &not_bisected);
 
     checksum_record checksums_;
     upload_budget budget_{0}; // server-wide, for all forensic uploads in progress

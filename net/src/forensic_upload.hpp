@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "snapshot_transfer.hpp"
 
@@ -77,10 +78,30 @@ public:
         budget.reserve(cap);
     }
 
+    /// @brief The server's stage hashes of the awaited frame, sent with the request: a stage
+    /// report may then precede the chunks (docs/net.md, "Desync forensics"). Set after `request`.
+    void expect_report(wire::stage_hashes server) { server_ = std::move(server); }
+    /// @brief The server's stage hashes of the awaited frame (empty: it sent none).
+    [[nodiscard]] const wire::stage_hashes &server_stages() const noexcept { return server_; }
+    /// @brief The client's stage report, if one came.
+    [[nodiscard]] const wire::stage_report_msg *report() const noexcept { return has_report_ ? &report_ : nullptr; }
+
+    /// @brief Takes a stage report: before the first chunk, once, and only for a request that
+    /// carried the server's stage hashes (`inconsistent` otherwise; `complete` is never said).
+    chunk add(const wire::stage_report_msg &m) {
+        if (!awaiting() || m.frame != frame_)
+            return last_requested_ != no_frame && m.frame <= last_requested_ ? chunk::late : chunk::unrequested;
+        if (has_report_ || chunks_ != 0 || server_.after.empty()) return chunk::inconsistent;
+        report_ = m;
+        has_report_ = true;
+        return chunk::accepted;
+    }
+
     /// @brief Takes a chunk of an upload.
     chunk add(const wire::snapshot_chunk_msg &m) {
         if (!awaiting() || m.frame != frame_)
             return last_requested_ != no_frame && m.frame <= last_requested_ ? chunk::late : chunk::unrequested;
+        ++chunks_;
         if (!receiver_.add(m)) return chunk::inconsistent;
         return receiver_.complete() ? chunk::complete : chunk::accepted;
     }
@@ -101,6 +122,10 @@ public:
         budget.release(reserved_);
         reserved_ = 0;
         receiver_ = snapshot_receiver{0}; // frees the bytes received so far
+        server_ = {};
+        report_ = {};
+        has_report_ = false;
+        chunks_ = 0;
         return f;
     }
 
@@ -111,6 +136,10 @@ private:
     std::uint64_t started_ = 0;
     std::size_t reserved_ = 0;
     snapshot_receiver receiver_{0};
+    wire::stage_hashes server_;     // sent with the request (empty: none)
+    wire::stage_report_msg report_; // the client's, once `has_report_`
+    bool has_report_ = false;
+    std::uint32_t chunks_ = 0; // chunks taken for the awaited frame
 };
 
 } // namespace retcon::internal

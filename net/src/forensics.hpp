@@ -4,6 +4,7 @@
 #include <retcon/ecs/frame.hpp>
 #include <retcon/ecs/step.hpp>
 #include <retcon/ecs/world.hpp>
+#include <retcon/net/protocol.hpp>
 #include <retcon/snapshot/diff.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/image.hpp>
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,40 @@
 // difference between a first run and its re-simulation (name_divergence).
 
 namespace retcon::internal {
+
+/// @brief The hash of @p step's stage count and stage names: two sides that run different
+/// schedules differ here, and their stage lists cannot be compared stage by stage.
+[[nodiscard]] std::uint64_t stage_names_hash(const step_function &step);
+
+/// @brief True if desync bisection can re-run @p step stage by stage outside a tick: it is not
+/// `requests_only` and a stage list can carry its stages.
+[[nodiscard]] inline bool can_bisect(const step_function &step) noexcept {
+    return step && step.can_rerun() && step.stages() <= wire::limits::max_stages;
+}
+
+/**
+ * @brief Runs one frame of @p w with @p step stage by stage (docs/net.md, "Desync forensics"),
+ * recording in @p out the hash of the world at the start and after each stage;
+ * `on_stage(point, w)` sees the world at each point (`wire::stage_start`, then each stage's
+ * index) so a caller can keep an image of it.
+ */
+template<class OnStage>
+void run_staged(world &w, const step_function &step, const frame_inputs &in, wire::stage_hashes &out,
+                OnStage &&on_stage) {
+    out.names = stage_names_hash(step);
+    out.start = hash(w);
+    out.after.clear();
+    on_stage(wire::stage_start, static_cast<const world &>(w));
+    step.run(w, in, [&](std::size_t i, std::string_view) {
+        out.after.push_back(hash(w));
+        on_stage(static_cast<std::uint8_t>(i), static_cast<const world &>(w));
+    });
+}
+
+/// @brief The first point where two stage lists differ: `wire::stage_start` if the starts do,
+/// else the first stage whose hash does, else `wire::stage_none`. Lists of different schedules
+/// (`names`) are not compared: `stage_none`.
+[[nodiscard]] std::uint8_t first_difference(const wire::stage_hashes &a, const wire::stage_hashes &b) noexcept;
 
 /// @brief Images of the world after some frames, in a fixed number of slots: the storage under
 /// `checksum_reports` and `checksum_record`.
@@ -85,10 +121,14 @@ private:
  */
 class checksum_reports {
 public:
-    /// @brief Checksums every @p interval frames (0: none), keeping the last @p images images.
-    void reset(std::uint32_t interval, std::size_t images) {
+    /// @brief Checksums every @p interval frames (0: none), keeping the last @p images images
+    /// and the confirmed input records (@p record_size bytes) of their frames.
+    void reset(std::uint32_t interval, std::size_t images, std::size_t record_size = 0) {
         interval_ = interval;
         kept_.reset(images);
+        record_size_ = record_size;
+        records_.assign(images * record_size, std::byte{0});
+        record_frames_.assign(images, no_frame);
     }
     /// @brief A snapshot was loaded at @p frame: checksums resume there.
     void restart(frame_t frame) noexcept { next_ = frame; }
@@ -98,10 +138,18 @@ public:
      * @p confirmed_end) and simulated (before @p current, the frame @p w is at). The world after
      * frame f is @p w itself if f + 1 is @p current, else `start_of(f + 1)`, the image the
      * rollback saved at the start of f + 1 (null if no longer held: f is then skipped).
-     * `on_hash(f, h)` hears each hash.
+     * `on_hash(f, h)` hears each hash. `record_of(f)` gives f's confirmed input record (or
+     * null), kept with f's image: desync bisection re-runs the frame after it from there, and a
+     * resync snapshot may have cleared the input queue by the time it is asked to.
      */
     template<class StartOf, class OnHash>
     void advance(frame_t confirmed_end, const world &w, frame_t current, StartOf &&start_of, OnHash &&on_hash) {
+        advance(confirmed_end, w, current, start_of, on_hash, [](frame_t) -> const std::byte * { return nullptr; });
+    }
+    /// @brief As above, keeping each checksum frame's confirmed record from `record_of`.
+    template<class StartOf, class OnHash, class RecordOf>
+    void advance(frame_t confirmed_end, const world &w, frame_t current, StartOf &&start_of, OnHash &&on_hash,
+                 RecordOf &&record_of) {
         if (interval_ == 0) {
             next_ = confirmed_end;
             return;
@@ -116,6 +164,12 @@ public:
                 else
                     save(w, image, f + 1u);
             });
+            if (record_size_ != 0) {
+                const std::size_t slot = (f / interval_) % record_frames_.size();
+                const std::byte *r = record_of(f);
+                record_frames_[slot] = r ? f : no_frame;
+                if (r) std::memcpy(records_.data() + slot * record_size_, r, record_size_);
+            }
             pending_frame_ = f;
             pending_ = hash(kept);
             sends_ = 3;
@@ -135,9 +189,19 @@ public:
 
     /// @brief The image of the world after @p frame, if still kept (for an upload).
     [[nodiscard]] const world_image *image_after(frame_t frame) const noexcept { return kept_.after(frame); }
+    /// @brief The confirmed input record of checksum frame @p frame, if still kept.
+    [[nodiscard]] const std::byte *record(frame_t frame) const noexcept {
+        if (frame == no_frame) return nullptr;
+        for (std::size_t i = 0; i < record_frames_.size(); ++i)
+            if (record_frames_[i] == frame) return records_.data() + i * record_size_;
+        return nullptr;
+    }
 
 private:
     std::uint32_t interval_ = 0;
+    std::size_t record_size_ = 0;
+    std::vector<std::byte> records_;     // record_size_ bytes per slot, like the images
+    std::vector<frame_t> record_frames_; // the frame each slot's record is of
     kept_images kept_;
     frame_t next_ = 0;
     frame_t pending_frame_ = no_frame;
@@ -201,6 +265,14 @@ public:
                                    const step_function &step, std::size_t players, std::size_t input_size,
                                    std::string &why);
 
+    /// @brief Desync bisection's re-run of @p frame (docs/net.md, "Desync forensics"): rebuilds
+    /// the world after frame - 1 as `image_after` does, runs @p frame with `run_staged` (its
+    /// hashes in @p out, `on_stage(point, w)` at each point) and checks the result against the
+    /// hash recorded for @p frame. False, with the reason in @p why, when it cannot.
+    bool run_frame(frame_t frame, const schema &schema, const frame_ring &inputs, const step_function &step,
+                   std::size_t players, std::size_t input_size, wire::stage_hashes &out,
+                   const std::function<void(std::uint8_t, const world &)> &on_stage, std::string &why);
+
 private:
     kept_images kept_;
     std::uint32_t image_every_ = 1;
@@ -224,6 +296,21 @@ struct divergence {
     /// "schema: ...". At most `max_lines`: the last one then says how many more differ.
     std::vector<std::string> lines;
 };
+
+/// @brief What a stage changed differently on the server and on a client (desync bisection).
+struct stage_divergence {
+    divergence named; ///< as `name_divergence` names the two images after the stage
+    /// @brief The first difference on one line, with the value before the stage where the diff
+    /// has one: "ship_pos.x of entity 12v3: 970 -> -30 (server) vs 971 (client)".
+    std::string first_line;
+};
+
+/// @brief Names how the server's image @p server and the client's @p client, both after one
+/// stage, differ; @p before is the image before that stage (the same on both sides, or the
+/// stage would not be the first to differ), or null at the start of a frame.
+[[nodiscard]] result<stage_divergence> name_stage_divergence(const world_image *before, const world_image &server,
+                                                             const world_image &client, const schema &server_schema,
+                                                             const schema &client_schema);
 
 /// @brief Names what @p d found. @p first and @p second name the two sides in `lines` (the
 /// sync test's "the first run" and "the re-simulation").

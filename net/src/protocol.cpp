@@ -2,6 +2,7 @@
 
 #include <retcon/internal/byte_io.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string_view>
@@ -471,10 +472,52 @@ result<void> decode(std::span<const std::byte> in, snapshot_chunk_msg &m) {
 
 // ----------------------------------------------------------------------------------- desync
 
+namespace {
+/// Appends a stage list: `u8 n` then, when n > 0, `u64 names, u64 start, n × u64 after`.
+void put_stages(internal::byte_writer &w, const stage_hashes &h) {
+    const std::size_t n = std::min(h.after.size(), limits::max_stages);
+    w.u8(static_cast<std::uint8_t>(n));
+    if (n == 0) return;
+    w.u64(h.names);
+    w.u64(h.start);
+    for (std::size_t i = 0; i < n; ++i) w.u64(h.after[i]);
+}
+
+/// Reads a stage list's header (`n`, `names`, `start`); the caller checks n and reads the
+/// hashes once the message is accepted, so a rejection allocates nothing.
+struct stage_list {
+    std::size_t n = 0;
+    std::uint64_t names = 0, start = 0;
+    std::size_t at = 0; // offset of the first `after` hash
+};
+stage_list read_stages(reader &r) {
+    stage_list l;
+    l.n = r.u8();
+    if (l.n == 0) return l;
+    l.names = r.u64();
+    l.start = r.u64();
+    l.at = static_cast<std::size_t>(r.offset());
+    (void)r.bytes(l.n * 8u);
+    return l;
+}
+void take_stages(std::span<const std::byte> in, const stage_list &l, stage_hashes &h) {
+    h.names = l.names;
+    h.start = l.start;
+    h.after.resize(l.n);
+    reader r{in.subspan(l.at, l.n * 8u)};
+    for (auto &a : h.after) a = r.u64();
+}
+constexpr const char *stages_text = "more than 128 stages";
+static_assert(limits::max_stages == 128, "update stages_text");
+} // namespace
+
 void encode(const desync_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::desync);
     w.u32(m.frame);
     w.text16(m.diverging, limits::max_text);
+    w.u8(m.stage);
+    w.u8(m.stage_count);
+    put_stages(w, m.server);
 }
 
 result<void> decode(std::span<const std::byte> in, desync_msg &m) {
@@ -483,9 +526,48 @@ result<void> decode(std::span<const std::byte> in, desync_msg &m) {
     const auto frame = r.u32();
     const auto text = text_bytes(r, r.u16(), limits::max_text, 5, "desync text longer than 512 bytes");
     if (!text) return text.err();
+    const std::uint64_t stage_at = r.offset();
+    const auto stage = r.u8();
+    const auto count = r.u8();
+    const std::uint64_t list_at = r.offset();
+    const auto list = read_stages(r);
     if (auto e = expect_end(r); !e) return e;
+    if (count > limits::max_stages) return error{errc::corrupt, "stage count above 128", stage_at + 1u};
+    if (stage == stage_none ? count != 0 : stage != stage_start && stage >= count)
+        return error{errc::corrupt, "diverging stage outside the stage count", stage_at};
+    if (list.n > limits::max_stages) return error{errc::too_large, stages_text, list_at};
     m.frame = frame;
     m.diverging.assign(text->data(), text->size());
+    m.stage = stage;
+    m.stage_count = count;
+    m.server = {};
+    if (list.n > 0) take_stages(in, list, m.server);
+    return {};
+}
+
+// ------------------------------------------------------------------------------ stage report
+
+void encode(const stage_report_msg &m, std::vector<std::byte> &out) {
+    auto w = start(out, message_kind::stage_report);
+    w.u32(m.frame);
+    w.u8(m.upload_point);
+    put_stages(w, m.client);
+}
+
+result<void> decode(std::span<const std::byte> in, stage_report_msg &m) {
+    reader r{in};
+    if (auto k = expect_kind(in, r, message_kind::stage_report); !k) return k;
+    const auto frame = r.u32();
+    const auto point = r.u8();
+    const auto list = read_stages(r);
+    if (auto e = expect_end(r); !e) return e;
+    if (list.n == 0) return error{errc::corrupt, "stage report without stages", 6};
+    if (list.n > limits::max_stages) return error{errc::too_large, stages_text, 6};
+    if (point != stage_none && point != stage_start && point >= list.n)
+        return error{errc::corrupt, "upload point outside the stages", 5};
+    m.frame = frame;
+    m.upload_point = point;
+    take_stages(in, list, m.client);
     return {};
 }
 

@@ -315,6 +315,12 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         // uploads only when asked).
         const std::string text = unverified.empty() ? "" : "checksum mismatch (not diffed: " + unverified + ")";
         wire::desync_msg m{frame, text};
+        // Desync bisection (docs/net.md, "Desync forensics"): the server's hashes of the frame
+        // re-run stage by stage travel with the request, so the client can upload its image
+        // where the two first differ.
+        if (outcome == internal::desync_verifier::claim_outcome::upload_requested &&
+            verifier.prepare_bisection(c.upload(), w.get_schema(), stream.history(), step, players, isz))
+            m.server = c.upload().server_stages();
         wire::encode(m, out);
         send(c, wire::channel::control, out);
         request_resync(c); // at once, or when resync_interval_ms allows
@@ -335,6 +341,10 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const auto v =
             verifier.verify(c.upload(), c.describe(), c.slot(), w.get_schema(), stream.history(), step, players, isz);
         wire::desync_msg dm{v.frame, v.names};
+        if (v.verified && v.stage != wire::stage_none) {
+            dm.stage = v.stage;
+            dm.stage_count = v.stage_count;
+        }
         wire::encode(dm, out);
         send(c, wire::channel::control, out);
         for (const auto &f : v.files_failed) // the verdict stands; the operator learns the files are missing
@@ -345,7 +355,28 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             return;
         }
         ++c.stats().desyncs;
-        emit(session_event_kind::desync_detected, v.frame, c.slot(), v.names).diverging = v.diverging;
+        session_event &e = emit(session_event_kind::desync_detected, v.frame, c.slot(), v.verdict);
+        e.diverging = v.diverging;
+        if (v.stage != wire::stage_none) {
+            e.stage = v.stage_name;
+            e.stage_index = v.stage == wire::stage_start ? -1 : int{v.stage};
+            e.stage_count = v.stage_count;
+        }
+    }
+
+    /// A client's stage hashes of a frame whose upload the server asked for, ahead of its
+    /// chunks on the same channel (docs/net.md, "Desync forensics").
+    void handle_stage_report(conn &c, std::span<const std::byte> data) {
+        wire::stage_report_msg m;
+        if (auto r = wire::decode(data, m); !r) return hostile(c, "malformed stage report: " + r.message());
+        switch (c.upload().add(m)) {
+        case internal::forensic_upload::chunk::late: return;
+        case internal::forensic_upload::chunk::unrequested: return hostile(c, "unrequested stage report");
+        case internal::forensic_upload::chunk::inconsistent:
+            return hostile(c, "stage report out of turn (a second one, after the upload began, or none was asked for)");
+        case internal::forensic_upload::chunk::accepted:
+        case internal::forensic_upload::chunk::complete: return;
+        }
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
@@ -371,6 +402,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         case wire::message_kind::snapshot_chunk:
             if (ch != wire::channel::snapshots) return hostile(c, "snapshot chunk on the wrong channel");
             return handle_upload(c, data);
+        case wire::message_kind::stage_report:
+            if (ch != wire::channel::snapshots) return hostile(c, "stage report on the wrong channel");
+            return handle_stage_report(c, data);
         case wire::message_kind::bye: // while ending: the client acknowledges our goodbye
             return ended ? drop(peer, disconnect_cause::match_ended, "match ended", true)
                          : drop(peer, disconnect_cause::left, "left the match", true);

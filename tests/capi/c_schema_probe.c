@@ -144,6 +144,9 @@ static int print_sizes(void) {
     OFFSET(rc_event, path);
     OFFSET(rc_event, diverging);
     OFFSET(rc_event, diverging_count);
+    OFFSET(rc_event, stage);
+    OFFSET(rc_event, stage_index);
+    OFFSET(rc_event, stage_count);
 
     SIZE(rc_session_stats);
     OFFSET(rc_session_stats, struct_size);

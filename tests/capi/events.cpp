@@ -143,6 +143,38 @@ TEST_CASE("a refused client's event says why in its fields", "[capi][events]") {
     CHECK(rejected);
 }
 
+TEST_CASE("a caller of rc_event's second version gets those fields and nothing past them", "[capi][events]") {
+    // The third version added desync bisection's stage, stage_index and stage_count.
+    full_match m;
+    m.run(500);
+    struct {
+        rc_event e;
+        unsigned char guard[8];
+    } buf;
+    std::memset(&buf, 0xCD, sizeof buf);
+    buf.e.struct_size = static_cast<std::uint32_t>(RC_EVENT_SIZE_V2);
+    int has = 0;
+    bool rejected = false;
+    while (rc_client_next_event(m.clients[1], &buf.e, &has) == RC_OK && has) {
+        if (buf.e.kind == RC_EVENT_REJECTED) {
+            rejected = true;
+            CHECK(buf.e.reject == RC_REJECT_FULL); // a second-version field is written
+        }
+        const auto *tail = reinterpret_cast<const unsigned char *>(&buf.e) + RC_EVENT_SIZE_V2;
+        for (std::size_t i = 0; i < sizeof buf - RC_EVENT_SIZE_V2; ++i) CHECK(tail[i] == 0xCD);
+    }
+    CHECK(rejected);
+    // A full struct gets the third version's fields: none named for an event that is no desync.
+    rc_event e{};
+    e.struct_size = sizeof e;
+    e.stage_index = 7;
+    while (rc_client_next_event(m.clients[0], &e, &has) == RC_OK && has) {
+        CHECK(std::string{e.stage}.empty());
+        CHECK(e.stage_index == -1);
+        CHECK(e.stage_count == 0u);
+    }
+}
+
 TEST_CASE("a caller of rc_event's first version gets those fields and nothing past them", "[capi][events]") {
     full_match m;
     m.run(500);

@@ -139,6 +139,41 @@ TEST_CASE("run calls after_stage after applying inputs, then after each system, 
     CHECK(clock == std::vector<std::uint32_t>{7, 14, 14, 15});
 }
 
+TEST_CASE("observed calls before and after around each frame and keeps the stages", "[step]") {
+    std::vector<std::string> log;
+    const step_function step{apply_inputs, make_systems(log)};
+    const step_function seen = step.observed([&log] { log.push_back("before"); }, [&log] { log.push_back("after"); });
+    CHECK(seen.stages() == step.stages());
+    CHECK(seen.stage_name(2) == "move");
+    CHECK(seen.systems() == step.systems());
+    world w{standard_schema()};
+    w.set_resource<game_clock>(5u, 60u);
+    frame_inputs_buffer buf{1, sizeof(std::uint32_t)};
+    buf.set(0, std::uint32_t{2});
+    seen(w, buf.view(1));
+    CHECK(log == std::vector<std::string>{"before", "double", "plus one", "after"}); // no entity: "move" logs nothing
+    log.clear();
+    std::vector<std::string> stages;
+    seen.run(w, buf.view(2), [&](std::size_t, std::string_view name) { stages.emplace_back(name); });
+    CHECK(stages == std::vector<std::string>{"apply inputs", "double", "move", "plus one"});
+    CHECK(log.front() == "before");
+    CHECK(log.back() == "after");
+    log.clear();
+    step(w, buf.view(3)); // the original is not observed
+    CHECK(std::count(log.begin(), log.end(), "before") == 0);
+}
+
+TEST_CASE("a requests_only step cannot be re-run, every other step can", "[step]") {
+    std::vector<std::string> log;
+    const auto opaque = [](world &, const frame_inputs &) {};
+    CHECK(step_function{opaque}.can_rerun());
+    CHECK(step_function{apply_inputs, make_systems(log)}.can_rerun());
+    const step_function polled = step_function::requests_only(opaque);
+    CHECK_FALSE(polled.can_rerun());
+    CHECK(polled.stages() == 1u);
+    CHECK_FALSE(polled.observed({}, {}).can_rerun());
+}
+
 TEST_CASE("run_stages runs only the first stages of a frame", "[step]") {
     std::vector<std::string> log;
     const step_function step{apply_inputs, make_systems(log)};

@@ -92,6 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     roundtrip<wire::snapshot_chunk_msg>(in);
     roundtrip<wire::desync_msg>(in);
     roundtrip<wire::bye_msg>(in);
+    roundtrip<wire::stage_report_msg>(in);
     {
         wire::input_msg m;
         check_shape(wire::decode_header(in, m), size);

@@ -181,8 +181,8 @@ TEST_CASE("desync_verifier: an upload that differs is a desync, named by pool an
     CHECK_FALSE(u.awaiting());
     CHECK(s.v.budget().used() == 0u);
     // Named by the frame whose starting state they hold (F + 1).
-    CHECK(dir.entries() ==
-          std::vector<std::string>{"desync-slot1-frame17-client.rcs", "desync-slot1-frame17-server.rcs"});
+    CHECK(dir.entries() == std::vector<std::string>{"desync-slot1-frame17-client.rcs",
+                                                    "desync-slot1-frame17-server.rcs", "desync-slot1-frame17.txt"});
     const auto server_file = read_snapshot_file(dir / "desync-slot1-frame17-server.rcs");
     REQUIRE(server_file.ok());
     CHECK(hash(server_file->image) == s.hashes[16]);
@@ -253,8 +253,8 @@ TEST_CASE("desync_verifier: at most max_forensic_files pairs of files are writte
         CHECK(s.verify(u).verified);
     }
     CHECK(s.v.files_attempted() == 1u);
-    CHECK(dir.entries() ==
-          std::vector<std::string>{"desync-slot1-frame15-client.rcs", "desync-slot1-frame15-server.rcs"});
+    CHECK(dir.entries() == std::vector<std::string>{"desync-slot1-frame15-client.rcs",
+                                                    "desync-slot1-frame15-server.rcs", "desync-slot1-frame15.txt"});
 }
 
 TEST_CASE("desync_verifier: forensic files that cannot be written are reported, the verdict unchanged",
@@ -272,9 +272,10 @@ TEST_CASE("desync_verifier: forensic files that cannot be written are reported, 
     CHECK(v.verified);
     CHECK(v.names == "ship_pos.y"); // what the client is told
     CHECK(v.diverging == std::vector<std::string>{"ship_pos.y"});
-    REQUIRE(v.files_failed.size() == 2u);
+    REQUIRE(v.files_failed.size() == 3u);
     CHECK(v.files_failed[0].path == so.forensics_dir / "desync-slot1-frame17-server.rcs");
     CHECK(v.files_failed[1].path == so.forensics_dir / "desync-slot1-frame17-client.rcs");
+    CHECK(v.files_failed[2].path == so.forensics_dir / "desync-slot1-frame17.txt");
     CHECK_FALSE(v.files_failed[0].why.empty());
     CHECK(dir.entries().empty());
 

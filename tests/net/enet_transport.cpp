@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -127,6 +128,64 @@ TEST_CASE("server and clients over real ENet on loopback stay in sync", "[net][e
         CHECK(mismatched == 0);
         CHECK(p->s->stats().rtt_ms < 100);
     }
+}
+
+TEST_CASE("over real ENet, a fault in one client's system is named by the server: system, entity and field",
+          "[net][enet][bisection]") {
+    // docs/net.md, "Desync forensics": the faulty client's "bullets" system reads a value of its
+    // own at frame 150; the server re-runs that frame stage by stage and names it.
+    auto server_t = make_enet_server(0, {}, "127.0.0.1");
+    REQUIRE(server_t.ok());
+    const auto port = (*server_t)->local_port();
+    const auto cfg = game_config(2);
+    world sw{game_schema()};
+    init_game(sw);
+    server_session server{cfg, sw, structured_game_step(), **server_t};
+    struct peer {
+        world w{game_schema()};
+        std::unique_ptr<transport> t;
+        std::unique_ptr<client_session> s;
+        std::vector<session_event> events;
+        bot b{0};
+    };
+    std::vector<std::unique_ptr<peer>> peers;
+    for (int i = 0; i < 2; ++i) {
+        auto p = std::make_unique<peer>();
+        init_game(p->w);
+        auto t = make_enet_client("127.0.0.1", port);
+        REQUIRE(t.ok());
+        p->t = std::move(*t);
+        p->b.state = 91u + static_cast<std::uint64_t>(i);
+        p->s = std::make_unique<client_session>(
+            cfg, p->w, structured_game_step(i == 1 ? game_fault{"bullets", 150, 1000} : game_fault{}), *p->t);
+        peers.push_back(std::move(p));
+    }
+    std::optional<session_event> verdict;
+    const auto start = wall_ms();
+    while (wall_ms() - start < give_up_ms && !(verdict && !peers[1]->events.empty())) {
+        const auto now = wall_ms();
+        server.poll(now);
+        while (server.should_tick(now)) server.tick();
+        for (session_event e; server.next_event(e);)
+            if (e.kind == session_event_kind::desync_detected && !verdict) verdict = e;
+        for (auto &p : peers) {
+            p->s->poll(now);
+            while (p->s->should_tick(now)) p->s->tick(p->b.next());
+            for (session_event e; p->s->next_event(e);)
+                if (e.kind == session_event_kind::desync_detected && !e.diverging.empty()) p->events.push_back(e);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(verdict);
+    INFO(verdict->text);
+    CHECK(verdict->frame == 150u);
+    CHECK(verdict->slot == peers[1]->s->slot());
+    CHECK(verdict->stage == "bullets");
+    CHECK(verdict->stage_index == 1);
+    CHECK(starts_with(verdict->text, "desync at frame 150: first diverging system \"bullets\" (stage 1 of 3); "
+                                     "ship_pos.x of entity "));
+    REQUIRE_FALSE(peers[1]->events.empty());
+    CHECK(peers[1]->events.front().stage == "bullets");
 }
 
 TEST_CASE("ENet transport reports a bad bind address and an unresolvable host", "[net][enet]") {

@@ -82,3 +82,41 @@ TEST_CASE("forensic_upload: overdue after the timeout, counted from the request"
     CHECK(u.finish(budget) == no_frame); // finishing nothing releases nothing
     CHECK(budget.used() == 0u);
 }
+
+TEST_CASE("forensic_upload: one stage report per request, before its first chunk, when a list was sent") {
+    upload_budget budget{10000};
+    wire::stage_report_msg r;
+    r.frame = 40;
+    r.client.after = {1, 2};
+    wire::stage_hashes server;
+    server.after = {1, 3};
+    SECTION("accepted once, then kept until the request ends") {
+        forensic_upload u;
+        u.request(40, 600, 0, budget);
+        u.expect_report(server);
+        CHECK(u.add(r) == chunk::accepted);
+        REQUIRE(u.report());
+        CHECK(u.report()->client.after == r.client.after);
+        CHECK(u.add(r) == chunk::inconsistent); // a second one
+        (void)u.finish(budget);
+        CHECK(u.report() == nullptr);
+        CHECK(u.server_stages().after.empty());
+        CHECK(u.add(r) == chunk::late); // of the request that ended
+    }
+    SECTION("after the first chunk") {
+        forensic_upload u;
+        u.request(40, 600, 0, budget);
+        u.expect_report(server);
+        CHECK(u.add(piece(40, 0, 500, 100)) == chunk::accepted);
+        CHECK(u.add(r) == chunk::inconsistent);
+    }
+    SECTION("for a request that carried no list") {
+        forensic_upload u;
+        u.request(40, 600, 0, budget);
+        CHECK(u.add(r) == chunk::inconsistent);
+    }
+    SECTION("with no request") {
+        forensic_upload u;
+        CHECK(u.add(r) == chunk::unrequested);
+    }
+}

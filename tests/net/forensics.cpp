@@ -488,3 +488,105 @@ TEST_CASE("kept_images: a fill that throws leaves its slot empty, and no_frame i
     frame_t at = 0;
     CHECK(k.newest_at_or_before(100, at) == nullptr);
 }
+
+TEST_CASE("run_staged hashes the start and every stage, an opaque step as one stage", "[net][parts][forensics]") {
+    world w{game_schema()}, plain{game_schema()};
+    init_game(w);
+    init_game(plain);
+    std::vector<std::byte> rec(input_record_size(2, sizeof(game_input)));
+    frame_record r{2, sizeof(game_input), rec.data()};
+    r.set_flags(0, slot_flags::present);
+    const game_input fire{1, 0, 1, 0};
+    std::memcpy(r.input(0).data(), &fire, sizeof fire);
+    const frame_inputs in{0, 2, sizeof(game_input), rec.data()};
+    const step_function structured = structured_game_step();
+    wire::stage_hashes h;
+    std::vector<std::uint8_t> points;
+    std::vector<std::uint64_t> seen;
+    const std::uint64_t start = hash(w);
+    internal::run_staged(w, structured, in, h, [&](std::uint8_t p, const world &sw) {
+        points.push_back(p);
+        seen.push_back(hash(sw));
+    });
+    CHECK(points == std::vector<std::uint8_t>{wire::stage_start, 0, 1, 2});
+    CHECK(h.start == start);
+    REQUIRE(h.after.size() == 3u);
+    CHECK(seen == std::vector<std::uint64_t>{start, h.after[0], h.after[1], h.after[2]});
+    step_game(plain, in);
+    CHECK(h.after.back() == hash(plain)); // the frame's own hash
+    CHECK(h.names == internal::stage_names_hash(structured));
+
+    wire::stage_hashes opaque;
+    world again{game_schema()};
+    init_game(again);
+    internal::run_staged(again, step_game, in, opaque, [](std::uint8_t, const world &) {});
+    CHECK(opaque.after.size() == 1u);
+    CHECK(opaque.after[0] == hash(plain));
+    CHECK(opaque.names != h.names);
+}
+
+TEST_CASE("stage_names_hash changes with a system's name, first_difference finds the first point",
+          "[net][parts][forensics]") {
+    const auto named = [](const char *second) {
+        schedule s;
+        s.add("a", [](world &) {}).add(second, [](world &) {});
+        return step_function{[](world &, const frame_inputs &) {}, std::move(s)};
+    };
+    CHECK(internal::stage_names_hash(named("b")) == internal::stage_names_hash(named("b")));
+    CHECK(internal::stage_names_hash(named("b")) != internal::stage_names_hash(named("c")));
+
+    wire::stage_hashes a{7, 1, {2, 3, 4}};
+    wire::stage_hashes b = a;
+    CHECK(internal::first_difference(a, b) == wire::stage_none);
+    b.after[1] = 9;
+    b.after[2] = 9;
+    CHECK(internal::first_difference(a, b) == 1);
+    b.start = 0;
+    CHECK(internal::first_difference(a, b) == wire::stage_start);
+    b.names = 8; // another schedule: nothing to compare
+    CHECK(internal::first_difference(a, b) == wire::stage_none);
+}
+
+TEST_CASE("name_stage_divergence gives the value before the stage, the server's and the client's",
+          "[net][parts][forensics]") {
+    world w{game_schema()};
+    init_game(w);
+    const entity e = w.create();
+    w.emplace<ship_pos>(e, 970, 5);
+    const world_image before = save(w, 1);
+    w.get<ship_pos>(e).x = -30;
+    const world_image server = save(w, 1);
+    w.get<ship_pos>(e).x = 971;
+    const world_image client = save(w, 1);
+    auto d = internal::name_stage_divergence(&before, server, client, w.get_schema(), w.get_schema());
+    REQUIRE(d);
+    CHECK(d->first_line == "ship_pos.x of entity " + to_string(e) + ": 970 -> -30 (server) vs 971 (client)");
+    CHECK(d->named.names == std::vector<std::string>{"ship_pos.x"});
+    // The server's stage did not change it: the client's did.
+    auto u = internal::name_stage_divergence(&server, server, client, w.get_schema(), w.get_schema());
+    REQUIRE(u);
+    CHECK(u->first_line == "ship_pos.x of entity " + to_string(e) + ": -30 (server, unchanged) vs 971 (client)");
+    auto none = internal::name_stage_divergence(&before, server, server, w.get_schema(), w.get_schema());
+    REQUIRE(none);
+    CHECK(none->named.summary.empty());
+}
+
+TEST_CASE("checksum_reports keeps each checksum frame's confirmed record with its image", "[net][parts][forensics]") {
+    world w{game_schema()};
+    init_game(w);
+    internal::checksum_reports reports;
+    reports.reset(1, 4, 3);
+    const auto nothing_held = [](frame_t) -> const world_image * { return nullptr; };
+    const auto ignore = [](frame_t, std::uint64_t) {};
+    std::array<std::byte, 3> rec{std::byte{1}, std::byte{2}, std::byte{3}};
+    reports.advance(1, w, 1, nothing_held, ignore, [&](frame_t f) { return f == 0 ? rec.data() : nullptr; });
+    REQUIRE(reports.record(0) != nullptr);
+    CHECK(std::memcmp(reports.record(0), rec.data(), rec.size()) == 0);
+    rec[0] = std::byte{9}; // a copy, not the caller's buffer
+    CHECK(reports.record(0)[0] == std::byte{1});
+    CHECK(reports.record(1) == nullptr);
+    CHECK(reports.record(no_frame) == nullptr);
+    reports.advance(2, w, 2, nothing_held, ignore, [](frame_t) -> const std::byte * { return nullptr; });
+    CHECK(reports.record(1) == nullptr); // none given: none kept
+    CHECK(reports.record(0) != nullptr);
+}

@@ -258,6 +258,93 @@ TEST_CASE("welcome, reject, desync, bye round-trip", "[net][protocol]") {
     CHECK(bb.reason == 1);
 }
 
+TEST_CASE("desync bisection: the desync's stage fields and the stage report round-trip, bounded", "[net][protocol]") {
+    std::vector<std::byte> out;
+    stage_hashes h;
+    h.names = 0x1122334455667788u;
+    h.start = 42;
+    h.after = {1, 2, 3};
+
+    desync_msg first{300, ""};
+    first.server = h;
+    encode(first, out);
+    CHECK(out.size() == 1u + 4u + 2u + 1u + 1u + 1u + 16u + 3u * 8u);
+    desync_msg d;
+    REQUIRE(decode(out, d));
+    CHECK(d.frame == 300);
+    CHECK(d.stage == stage_none);
+    CHECK(d.server.names == h.names);
+    CHECK(d.server.start == 42u);
+    CHECK(d.server.after == h.after);
+    require_truncations_rejected(out, [](std::span<const std::byte> b) {
+        desync_msg x;
+        return decode(b, x).ok();
+    });
+
+    desync_msg verdict{300, "ship_pos.x"};
+    verdict.stage = 1;
+    verdict.stage_count = 3;
+    encode(verdict, out);
+    REQUIRE(decode(out, d));
+    CHECK(d.stage == 1);
+    CHECK(d.stage_count == 3);
+    CHECK(d.server.after.empty()); // the previous decode's list is not kept
+    verdict.stage = stage_start;
+    encode(verdict, out);
+    REQUIRE(decode(out, d));
+    CHECK(d.stage == stage_start);
+    verdict.stage = 3; // not below the count
+    encode(verdict, out);
+    CHECK(decode(out, d).code() == errc::corrupt);
+    verdict.stage = stage_none; // no stage, yet a count
+    encode(verdict, out);
+    CHECK(decode(out, d).code() == errc::corrupt);
+    verdict.stage = 0;
+    verdict.stage_count = 129;
+    encode(verdict, out);
+    CHECK(decode(out, d).code() == errc::corrupt);
+
+    stage_report_msg r;
+    r.frame = 300;
+    r.upload_point = 2;
+    r.client = h;
+    encode(r, out);
+    CHECK(out.size() == 1u + 4u + 1u + 1u + 16u + 3u * 8u);
+    stage_report_msg rb;
+    REQUIRE(decode(out, rb));
+    CHECK(rb.frame == 300);
+    CHECK(rb.upload_point == 2);
+    CHECK(rb.client.after == h.after);
+    require_truncations_rejected(out, [](std::span<const std::byte> b) {
+        stage_report_msg x;
+        return decode(b, x).ok();
+    });
+    auto longer = out;
+    longer.push_back(std::byte{0});
+    CHECK(decode(longer, rb).code() == errc::corrupt);
+    for (const std::uint8_t point : {stage_start, stage_none}) {
+        r.upload_point = point;
+        encode(r, out);
+        REQUIRE(decode(out, rb));
+        CHECK(rb.upload_point == point);
+    }
+    r.upload_point = 3; // past the 3 stages
+    encode(r, out);
+    CHECK(decode(out, rb).code() == errc::corrupt);
+    r.upload_point = stage_none;
+    r.client.after.clear(); // a report always has stages
+    encode(r, out);
+    CHECK(decode(out, rb).code() == errc::corrupt);
+    // The largest list: 128 stages (the report's 1,047 bytes); 129 is refused.
+    r.client.after.assign(limits::max_stages, 7u);
+    encode(r, out);
+    CHECK(out.size() == 1047u);
+    REQUIRE(decode(out, rb));
+    out[6] = std::byte{129};
+    out.insert(out.end(), 8, std::byte{0});
+    CHECK(decode(out, rb).code() == errc::too_large);
+}
+
 TEST_CASE("input messages delta-encode and round-trip", "[net][protocol]") {
     input_msg m;
     m.slot = 2;
@@ -418,6 +505,14 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
     packets.push_back(out);
     encode(desync_msg{5, std::string(200, 'd')}, out);
     packets.push_back(out);
+    desync_msg staged{5, ""};
+    staged.server.after.assign(limits::max_stages, 3u);
+    encode(staged, out);
+    packets.push_back(out);
+    stage_report_msg report;
+    report.client.after.assign(limits::max_stages, 4u);
+    encode(report, out);
+    packets.push_back(out);
 
     std::vector<std::vector<std::byte>> malformed;
     for (const auto &p : packets) {
@@ -445,6 +540,7 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
     snapshot_chunk_msg s;
     desync_msg d;
     bye_msg b;
+    stage_report_msg sr;
     std::vector<std::byte> inputs;
     std::size_t accepted = 0;
     std::size_t allocations = 0;
@@ -455,13 +551,13 @@ TEST_CASE("a flood of malformed packets allocates nothing in the decoders", "[ne
                 for (const bool ok :
                      {decode(p, h).ok(), decode(p, w).ok(), decode(p, r).ok(), decode(p, 4, {}, im).ok(),
                       decode_header(p, im).ok(), decode(p, 4, {}, c).ok(), decode_header(p, c).ok(), decode(p, s).ok(),
-                      decode(p, d).ok(), decode(p, b).ok()})
+                      decode(p, d).ok(), decode(p, b).ok(), decode(p, sr).ok()})
                     accepted += ok ? 1u : 0u;
             for (const auto &p : bad_payloads) accepted += decode_inputs(p, {}, 4, 40, inputs).ok() ? 1u : 0u;
         }
         allocations = counter.count();
     }
-    INFO(malformed.size() << " malformed packets × 10 decoders and " << bad_payloads.size()
+    INFO(malformed.size() << " malformed packets × 11 decoders and " << bad_payloads.size()
                           << " bad input payloads, 20 rounds");
     CHECK(accepted == 0);
     CHECK(allocations == 0);

@@ -153,7 +153,7 @@ TEST_CASE("a desync at a frame between kept images is verified from a rebuilt wo
     CHECK(every.diverging == sparse.diverging);
     CHECK(every.verified == sparse.verified);
     CHECK(every.files == sparse.files);
-    CHECK(sparse.files.size() == 2);
+    CHECK(sparse.files.size() == 3); // both images and the record
     REQUIRE_FALSE(sparse.server_file.empty());
     CHECK(every.server_file == sparse.server_file);
     // The written server snapshot holds the world whose hash the server recorded for that frame.
@@ -309,10 +309,11 @@ TEST_CASE("desync files that cannot be written are said in the desync_detected t
     }
     REQUIRE(named.size() == 1);
     CHECK(named[0] == std::vector<std::string>{"resources"});
-    REQUIRE(failed.size() == 2u);
+    REQUIRE(failed.size() == 3u);
     const auto stem = "desync-slot1-frame" + std::to_string(f + 1u);
     CHECK(failed[0] == (dir / "missing" / (stem + "-server.rcs")).string());
     CHECK(failed[1] == (dir / "missing" / (stem + "-client.rcs")).string());
+    CHECK(failed[2] == (dir / "missing" / (stem + ".txt")).string());
     // The client is told what diverged, as always.
     REQUIRE(b.desyncs.size() == 2);
     CHECK(b.desyncs[1].diverging == "resources");

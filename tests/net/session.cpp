@@ -694,6 +694,7 @@ TEST_CASE("desync forensic files are named by the frame whose state they hold", 
     for (const auto &entry : fs::directory_iterator(dir)) {
         const auto name = entry.path().filename().string();
         CAPTURE(name);
+        if (name.ends_with(".txt")) continue; // the record (the verdict and its lines)
         auto f = read_snapshot_file(entry.path());
         REQUIRE(f.ok());
         // The hash after frame F differed: the files hold the world at the start of F + 1.

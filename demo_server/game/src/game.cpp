@@ -186,10 +186,21 @@ void init_world(world &w, const world_options &o) {
 
 game::game() {
     systems_.add("players", players_system)
-        .add("movement", movement_system)
+        .add("movement", [this](world &w) { movement(w); })
         .add("lifetimes", lifetime_system)
         .add("collisions", [this](world &w) { collide(w); })
         .add("spawner", spawner_system);
+}
+
+step_function game::structured(std::shared_ptr<game> g) {
+    const schedule &systems = g->systems();
+    return step_function{[g](world &w, const frame_inputs &in) { g->apply_inputs(w, in); }, systems};
+}
+
+void game::movement(world &w) const {
+    movement_system(w);
+    if (fault_frame_ < 0 || w.resource<match_state>().frame != static_cast<std::uint64_t>(fault_frame_)) return;
+    w.view<position, const asteroid>().each([](position &p, const asteroid &) { p.x += fixed::from_int(1); });
 }
 
 void game::apply_inputs(world &w, const frame_inputs &in) {

@@ -103,6 +103,9 @@ static class Native {
         public ulong count;
         public IntPtr address, name, path, diverging;
         public uint diverging_count;
+        public IntPtr stage; // since version 3 (docs/c-api.md, "Events")
+        public int stage_index;
+        public uint stage_count;
     }
 
     [StructLayout(LayoutKind.Sequential)]

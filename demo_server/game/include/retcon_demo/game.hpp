@@ -10,6 +10,7 @@
 #include <retcon/net/session_config.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fixed.hpp"
@@ -120,11 +121,19 @@ void init_world(world &w, const world_options &options = {});
 /**
  * @brief The deterministic step, as a schedule of named systems (so the sync test can name
  * the first non-deterministic one). Holds only scratch buffers, never state: two instances
- * produce identical worlds.
+ * produce identical worlds (unless a desync drill is armed with `debug_fault`).
  */
 class game {
 public:
     game();
+    /// @brief The structured step of @p g — apply_inputs, then its systems — which holds @p g
+    /// (its "collisions" system uses @p g's buffers). Desync bisection and the sync test name
+    /// its systems (docs/net.md, "Desync forensics").
+    [[nodiscard]] static step_function structured(std::shared_ptr<game> g);
+    /// @brief A desync drill: when this instance's "movement" system runs frame @p frame
+    /// (match_state::frame), it also moves every asteroid one unit: a value this process reads
+    /// and the others do not, as a build on another machine might. -1: off.
+    void debug_fault(std::int64_t frame) noexcept { fault_frame_ = frame; }
     /// @brief Stores the frame's inputs in the world (match_state), then runs every system.
     void step(world &w, const frame_inputs &in);
     /// @brief Stores the frame's inputs in the world only.
@@ -145,8 +154,10 @@ private:
         std::uint8_t owner;
     };
     void collide(world &w);
+    void movement(world &w) const;
     schedule systems_;
-    std::vector<target> targets_; // scratch, rebuilt every frame
+    std::int64_t fault_frame_ = -1; // debug_fault
+    std::vector<target> targets_;   // scratch, rebuilt every frame
     std::vector<hit> hits_;
 };
 

@@ -57,11 +57,35 @@ public:
     /// @brief True unless default-constructed.
     explicit operator bool() const noexcept { return static_cast<bool>(apply_); }
 
+    /// @brief A step that must only run inside a session's tick requests (the C API's poll
+    /// mode, where the caller steps): desync forensics never re-run it outside a tick, so it
+    /// gives no per-stage bisection (docs/net.md, "Desync forensics").
+    [[nodiscard]] static step_function requests_only(function_type fn) {
+        step_function s{std::move(fn)};
+        s.rerunnable_ = false;
+        return s;
+    }
+    /// @brief False for a `requests_only` step.
+    [[nodiscard]] bool can_rerun() const noexcept { return rerunnable_; }
+
+    /// @brief A copy that calls @p before and @p after around every frame it simulates (a
+    /// host's timing, say), keeping the stages and their names: wrapping the step in a lambda
+    /// instead would make it opaque, and desync bisection and the sync test could then name no
+    /// system. Either may be empty.
+    [[nodiscard]] step_function observed(std::function<void()> before, std::function<void()> after) const {
+        step_function s = *this;
+        s.before_ = std::move(before);
+        s.after_ = std::move(after);
+        return s;
+    }
+
     /// @brief Simulates one frame.
     void operator()(world &w, const frame_inputs &inputs) const {
         check();
+        if (before_) before_();
         apply_(w, inputs);
         if (systems_) systems_->run(w);
+        if (after_) after_();
     }
 
     /// @brief The systems of a structured step (nullptr for an opaque one).
@@ -81,9 +105,11 @@ public:
     template<class After>
     void run(world &w, const frame_inputs &inputs, After &&after_stage) const {
         check();
+        if (before_) before_();
         apply_(w, inputs);
         after_stage(std::size_t{0}, stage_name(0));
         if (systems_) systems_->run(w, [&](std::size_t i, std::string_view name) { after_stage(i + 1u, name); });
+        if (after_) after_();
     }
     /// @brief Runs only stages [0, @p count) of one frame (the sync test's forensics).
     void run_stages(world &w, const frame_inputs &inputs, std::size_t count) const {
@@ -100,6 +126,8 @@ private:
 
     function_type apply_;
     std::shared_ptr<const schedule> systems_;
+    std::function<void()> before_, after_; // observed(): around every frame
+    bool rerunnable_ = true;               // false: requests_only()
 };
 
 } // namespace retcon

@@ -97,6 +97,17 @@ struct session_event {
     /// differing field of the pool's first differing entity), "pool", "entities", "groups",
     /// "resources" (docs/net.md, "Desync forensics"). Empty when the divergence was not named.
     std::vector<std::string> diverging{};
+    /// @brief desync_detected, bisected (docs/net.md, "Desync forensics"): the first stage of
+    /// the frame whose result differed — "apply inputs", a system's name, "step" for an opaque
+    /// step, or "start of frame" when the world differed before any stage ran. Empty when the
+    /// desync was not bisected.
+    std::string stage{};
+    /// @brief desync_detected: `stage`'s index (0: apply inputs, 1..: the systems), -1 for the
+    /// start of the frame or when not bisected.
+    int stage_index = -1;
+    /// @brief desync_detected: the frame's stages (apply inputs plus one per system; 1 for an
+    /// opaque step); 0 when not bisected.
+    std::uint32_t stage_count = 0;
 };
 
 /// @brief Name of an event kind ("desync_detected", ...).

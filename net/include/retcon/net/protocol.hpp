@@ -26,10 +26,10 @@
 
 namespace retcon::wire {
 
-/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 4: the
-/// hello carries a join token, and a match host's refusals have reasons of their own
-/// (docs/protocol.md, "Changes in version 4").
-inline constexpr std::uint16_t protocol_version = 5;
+/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 6: desync
+/// bisection, the server's stage hashes and verdict in `desync` and the client's `stage_report`
+/// (docs/protocol.md, "Changes in version 6").
+inline constexpr std::uint16_t protocol_version = 6;
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {
@@ -51,6 +51,7 @@ struct limits {
     static constexpr std::size_t max_text = 512;
     static constexpr std::size_t max_input_delay = 60; ///< frames; bound of both welcome delays
     static constexpr std::size_t max_join_token = 512; ///< bytes of `hello.join_token`
+    static constexpr std::size_t max_stages = 128;     ///< stages of one frame in a stage list
 };
 
 /// @brief First byte of every message.
@@ -63,6 +64,7 @@ enum class message_kind : std::uint8_t {
     snapshot_chunk = 6,
     desync = 7,
     bye = 8,
+    stage_report = 9,
 };
 
 /// @brief Why the server refused a client. Values 5 and 8 (tick rate, player slots) were
@@ -201,10 +203,39 @@ struct snapshot_chunk_msg {
     std::vector<std::byte> bytes{};
 };
 
-/// @brief Server → client, reliable: your checksum for a frame differed from mine.
+/// @brief The hashes of one frame re-run stage by stage (docs/net.md, "Desync forensics"):
+/// what desync bisection compares. Empty (`after` empty) when there are none.
+struct stage_hashes {
+    std::uint64_t names = 0;            ///< the stage count and names: another schedule differs here
+    std::uint64_t start = 0;            ///< the world at the start of the frame
+    std::vector<std::uint64_t> after{}; ///< the world after each stage (1..max_stages)
+};
+
+/// @brief `desync_msg::stage` and `stage_report_msg::upload_point` values that are no stage.
+inline constexpr std::uint8_t stage_none = 0xFF;  ///< no stage named / the image after the frame
+inline constexpr std::uint8_t stage_start = 0xFE; ///< the start of the frame, before any stage
+
+/// @brief Server → client, reliable: your checksum for a frame differed from mine. The first
+/// notice (empty `diverging`) asks for an upload and carries the server's stage hashes when it
+/// could re-run the frame; the second carries the verdict.
 struct desync_msg {
     frame_t frame = 0;
     std::string diverging{}; ///< comma-separated section names
+    /// @brief The verdict's first diverging stage: an index below `stage_count`, `stage_start`,
+    /// or `stage_none` (not bisected; always in a first notice).
+    std::uint8_t stage = stage_none;
+    std::uint8_t stage_count = 0; ///< stages of the frame (0 with `stage_none`)
+    stage_hashes server{};        ///< first notice: the server's stage hashes (empty: none)
+};
+
+/// @brief Client → server on the snapshots channel, just before the chunks of a requested
+/// upload: the client's own stage hashes of the frame and where its upload's image stands.
+struct stage_report_msg {
+    frame_t frame = 0;
+    /// @brief The uploaded image: after stage k (k below the stage count), `stage_start`, or
+    /// `stage_none` (after the frame, as without a report).
+    std::uint8_t upload_point = stage_none;
+    stage_hashes client{}; ///< 1..max_stages stages
 };
 
 /// @brief Why a bye is sent (bye_msg::reason; docs/protocol.md).
@@ -249,6 +280,7 @@ void encode(const confirmed_msg &m, std::size_t input_size, std::span<const std:
 void encode(const snapshot_chunk_msg &m, std::vector<std::byte> &out);
 void encode(const desync_msg &m, std::vector<std::byte> &out);
 void encode(const bye_msg &m, std::vector<std::byte> &out);
+void encode(const stage_report_msg &m, std::vector<std::byte> &out);
 /// @}
 
 /// @name Decoders: fill @p m from exactly one message, or return why not (@p m untouched).
@@ -269,6 +301,7 @@ void encode(const bye_msg &m, std::vector<std::byte> &out);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, snapshot_chunk_msg &m);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, desync_msg &m);
 [[nodiscard]] result<void> decode(std::span<const std::byte> in, bye_msg &m);
+[[nodiscard]] result<void> decode(std::span<const std::byte> in, stage_report_msg &m);
 /// @}
 
 } // namespace retcon::wire

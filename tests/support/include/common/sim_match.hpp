@@ -40,6 +40,8 @@ struct sim_options {
     /// Packets and bytes sent per peer and channel (sim_match::server_counted,
     /// sim_client::counted): every session's transport is wrapped in a counting_transport.
     bool count_traffic = false;
+    /// The server's step (empty: `step_game`).
+    step_function server_step{};
 };
 
 class sim_match {
@@ -55,13 +57,17 @@ public:
     /// @brief Replaces the server with one using @p options (call before any client joins).
     void use_server_options(server_options options) {
         transport &t = server_counted ? static_cast<transport &>(*server_counted) : net.server();
-        server = std::make_unique<server_session>(config, server_world, step_game, t, std::move(options));
+        server = std::make_unique<server_session>(
+            config, server_world, options_.server_step ? options_.server_step : step_function{step_game}, t,
+            std::move(options));
         if (options_.keep_hashes)
             server->on_confirmed(
                 [this](const frame_inputs &in, const world &, std::uint64_t h) { server_hashes[in.frame()] = h; });
     }
 
-    sim_client &add_client(const link_conditions &up, const link_conditions &down, client_options opt = {}) {
+    /// @brief A client on links @p up and @p down, stepping with @p step (empty: `step_game`).
+    sim_client &add_client(const link_conditions &up, const link_conditions &down, client_options opt = {},
+                           step_function step = {}) {
         auto c = std::make_unique<sim_client>();
         init_game(c->w);
         c->input.state = 0x9e3779b97f4a7c15ull * (clients.size() + 1);
@@ -70,7 +76,8 @@ public:
             c->counted = std::make_unique<counting_transport>(*t);
             t = c->counted.get();
         }
-        c->session = std::make_unique<client_session>(config, c->w, step_game, *t, opt);
+        c->session =
+            std::make_unique<client_session>(config, c->w, step ? std::move(step) : step_function{step_game}, *t, opt);
         if (options_.keep_hashes) {
             auto *raw = c.get();
             c->session->on_confirmed_hash([raw](std::uint32_t f, std::uint64_t h) { raw->hashes[f] = h; });

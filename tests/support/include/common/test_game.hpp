@@ -6,6 +6,9 @@
 #include <retcon/net.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
 
 namespace retcon::test {
 
@@ -90,6 +93,75 @@ inline void step_game(world &w, const frame_inputs &in) {
             w.destroy(e);
         }
     });
+}
+
+/// @brief A deliberate non-determinism for desync bisection tests: at @p frame, the stage
+/// named @p stage ("apply inputs", "bullets" or "ttl") also adds @p delta to the x of player
+/// 0's ship. Each step holds its own, like a value one process reads and another does not.
+struct game_fault {
+    std::string stage{};
+    frame_t frame = no_frame;
+    std::int32_t delta = 0;
+};
+
+/// @brief `step_game` as a structured step (docs/net.md, "Desync forensics"): "apply inputs"
+/// (the players' ships, moves and shots), then the systems "bullets" (move) and "ttl" (expire,
+/// score). It makes the same worlds byte for byte; @p fault is this step's own.
+inline step_function structured_game_step(game_fault fault = {}) {
+    auto frame = std::make_shared<frame_t>(no_frame); // the frame being simulated, for the systems
+    const auto faulty = [fault, frame](world &w, std::string_view stage) {
+        if (fault.stage != stage || *frame != fault.frame) return;
+        const entity ship = w.resource<ships>().of[0];
+        if (ship != null_entity && w.valid(ship)) w.get<ship_pos>(ship).x += fault.delta;
+    };
+    auto apply = [frame, faulty](world &w, const frame_inputs &in) {
+        *frame = in.frame();
+        auto &s = w.resource<ships>();
+        for (std::size_t p = 0; p < in.players() && p < 8; ++p) {
+            entity &ship = s.of[p];
+            if (!in.present(p)) {
+                if (ship != null_entity && w.valid(ship)) w.destroy(ship);
+                ship = null_entity;
+                continue;
+            }
+            if (ship == null_entity) {
+                ship = w.create();
+                w.emplace<ship_pos>(ship, static_cast<std::int32_t>(p) * 100, 0);
+            }
+            const auto i = in.get<game_input>(p);
+            auto &pos = w.get<ship_pos>(ship);
+            pos.x += i.dx;
+            pos.y += i.dy;
+            if (i.fire) {
+                const auto b = w.create();
+                w.emplace<ship_pos>(b, pos.x, pos.y);
+                w.emplace<bullet>(b, static_cast<std::int32_t>(i.dx) * 3, static_cast<std::int32_t>(i.dy) * 3 + 1, 30u,
+                                  static_cast<std::uint32_t>(p));
+            }
+        }
+        faulty(w, "apply inputs");
+    };
+    schedule systems;
+    systems
+        .add("bullets",
+             [faulty](world &w) {
+                 w.view<ship_pos, bullet>().each([](ship_pos &p, const bullet &b) {
+                     p.x += b.vx;
+                     p.y += b.vy;
+                 });
+                 faulty(w, "bullets");
+             })
+        .add("ttl", [faulty](world &w) {
+            auto &s = w.resource<ships>();
+            w.view<bullet>().each([&](entity e, bullet &b) {
+                if (--b.ttl == 0) {
+                    ++s.score[b.owner % 8];
+                    w.destroy(e);
+                }
+            });
+            faulty(w, "ttl");
+        });
+    return step_function{std::move(apply), std::move(systems)};
 }
 
 /// @brief A seeded bot: changes direction now and then, fires sometimes.
