@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's screenshots, taken from a real match (never drawn by hand):
 #   docs/images/net-graph.png      demo_client --window --net-graph, a bot playing through
-#                                  retcon-relay at 120 ms ± 30 ms and 5% loss each way, against
+#                                  retcon-relay at 120 ms plus 0-30 ms of jitter and 5% loss each way, against
 #                                  demo_server and a second, headless bot on loopback
 #   docs/images/replay-viewer.png  demo_client --window --replay on that match's recording, paused
 #                                  at a frame the seek re-simulated and verified
