@@ -60,7 +60,9 @@ inline void init_game(world &w) {
     w.set_resource<ships>(s);
 }
 
-inline void step_game(world &w, const frame_inputs &in) {
+/// @brief The players' part of a frame: each present player's ship moves and fires, an absent
+/// player's ship is gone (`step_game` and the structured step's "apply inputs").
+inline void apply_game_inputs(world &w, const frame_inputs &in) {
     auto &s = w.resource<ships>();
     for (std::size_t p = 0; p < in.players() && p < 8; ++p) {
         entity &ship = s.of[p];
@@ -84,6 +86,11 @@ inline void step_game(world &w, const frame_inputs &in) {
                               static_cast<std::uint32_t>(p));
         }
     }
+}
+
+inline void step_game(world &w, const frame_inputs &in) {
+    apply_game_inputs(w, in);
+    auto &s = w.resource<ships>();
     // Destroying the visited entity inside each() is allowed (the walk goes backwards).
     w.view<ship_pos, bullet>().each([&](entity e, ship_pos &p, bullet &b) {
         p.x += b.vx;
@@ -116,29 +123,7 @@ inline step_function structured_game_step(game_fault fault = {}) {
     };
     auto apply = [frame, faulty](world &w, const frame_inputs &in) {
         *frame = in.frame();
-        auto &s = w.resource<ships>();
-        for (std::size_t p = 0; p < in.players() && p < 8; ++p) {
-            entity &ship = s.of[p];
-            if (!in.present(p)) {
-                if (ship != null_entity && w.valid(ship)) w.destroy(ship);
-                ship = null_entity;
-                continue;
-            }
-            if (ship == null_entity) {
-                ship = w.create();
-                w.emplace<ship_pos>(ship, static_cast<std::int32_t>(p) * 100, 0);
-            }
-            const auto i = in.get<game_input>(p);
-            auto &pos = w.get<ship_pos>(ship);
-            pos.x += i.dx;
-            pos.y += i.dy;
-            if (i.fire) {
-                const auto b = w.create();
-                w.emplace<ship_pos>(b, pos.x, pos.y);
-                w.emplace<bullet>(b, static_cast<std::int32_t>(i.dx) * 3, static_cast<std::int32_t>(i.dy) * 3 + 1, 30u,
-                                  static_cast<std::uint32_t>(p));
-            }
-        }
+        apply_game_inputs(w, in);
         faulty(w, "apply inputs");
     };
     schedule systems;
