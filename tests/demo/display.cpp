@@ -1,5 +1,6 @@
 #include "display.hpp"
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -78,6 +79,14 @@ std::unique_ptr<canvas> test_canvas(int width, int height) {
     auto c = canvas::open(o, error);
     if (!c) skip(error);
     return c;
+}
+
+bool colour_near(const picture &p, point at, rgba colour, int radius) {
+    const int cx = static_cast<int>(std::lround(at.x)), cy = static_cast<int>(std::lround(at.y));
+    for (int y = cy - radius; y <= cy + radius; ++y)
+        for (int x = cx - radius; x <= cx + radius; ++x)
+            if (p.at(x, y) == colour) return true;
+    return false;
 }
 
 } // namespace retcon::demo::testing

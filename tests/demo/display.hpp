@@ -18,6 +18,10 @@ void require_display();
 /// same scene gives the same pixels on every machine); skips the test when none can be opened.
 std::unique_ptr<canvas> test_canvas(int width, int height);
 
+/// @brief Whether a pixel of @p colour lies within @p radius pixels of @p at in @p p (a drawn
+/// point may land a pixel off its exact place).
+bool colour_near(const picture &p, point at, rgba colour, int radius = 1);
+
 } // namespace retcon::demo::testing
 
 #endif

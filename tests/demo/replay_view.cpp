@@ -56,14 +56,6 @@ std::size_t arena_differences(const picture &a, const picture &b, const arena_vi
     return n;
 }
 
-bool colour_near(const picture &p, point at, rgba colour, int radius = 1) {
-    const int cx = static_cast<int>(std::lround(at.x)), cy = static_cast<int>(std::lround(at.y));
-    for (int y = cy - radius; y <= cy + radius; ++y)
-        for (int x = cx - radius; x <= cx + radius; ++x)
-            if (p.at(x, y) == colour) return true;
-    return false;
-}
-
 } // namespace
 
 TEST_CASE("after a seek the viewer shows that frame's world, its handle there, and says verified",
@@ -104,7 +96,7 @@ TEST_CASE("after a seek the viewer shows that frame's world, its handle there, a
         if (sh.blinking) continue;
         ++ships;
         INFO("ship of player " << int{sh.player} << " at " << sh.x << "," << sh.y);
-        CHECK(colour_near(viewer, view.to_pixels(sh.x, sh.y), palette::player(sh.player)));
+        CHECK(testing::colour_near(viewer, view.to_pixels(sh.x, sh.y), palette::player(sh.player)));
     }
     CHECK(ships > 0);
 

@@ -31,15 +31,6 @@ void golden_world_at(world &w, frame_t frame) {
     REQUIRE(hash(w) == r->hash(frame - 1));
 }
 
-/// Whether a pixel of @p colour lies within @p radius pixels of @p at.
-bool colour_near(const picture &p, point at, rgba colour, int radius = 1) {
-    const int cx = static_cast<int>(std::lround(at.x)), cy = static_cast<int>(std::lround(at.y));
-    for (int y = cy - radius; y <= cy + radius; ++y)
-        for (int x = cx - radius; x <= cx + radius; ++x)
-            if (p.at(x, y) == colour) return true;
-    return false;
-}
-
 /// Arena points at least @p clearance units from everything drawn (and from the border), on a grid.
 std::vector<std::pair<float, float>> empty_places(const scene &s, float clearance) {
     std::vector<std::pair<float, float>> out;
@@ -82,14 +73,14 @@ TEST_CASE("a frame of the golden replay draws each ship in its colour where the 
     for (const auto &sh : s.ships) {
         if (sh.blinking) continue;
         INFO("ship of player " << int{sh.player} << " at " << sh.x << "," << sh.y);
-        CHECK(colour_near(p, view.to_pixels(sh.x, sh.y), palette::player(sh.player)));
+        CHECK(testing::colour_near(p, view.to_pixels(sh.x, sh.y), palette::player(sh.player)));
     }
     // The border where the arena ends: its four corners and the middle of each side.
     const float l = view.left - 1, t = view.top - 1, r = view.left + view.width, b = view.top + view.height;
     for (const point at : {point{l, t}, point{r, t}, point{l, b}, point{r, b}, point{(l + r) / 2, t},
                            point{(l + r) / 2, b}, point{l, (t + b) / 2}, point{r, (t + b) / 2}}) {
         INFO("border at " << at.x << "," << at.y);
-        CHECK(colour_near(p, at, palette::border, 0));
+        CHECK(testing::colour_near(p, at, palette::border, 0));
     }
     // Empty space where nothing is.
     const auto empty = empty_places(s, 1.5f);
@@ -119,7 +110,7 @@ TEST_CASE("a blank or border-only picture fails the known-picture checks", "[win
     const picture p = c->read_pixels();
     std::size_t ships_found = 0;
     for (const auto &sh : s.ships)
-        ships_found += colour_near(p, view.to_pixels(sh.x, sh.y), palette::player(sh.player));
+        ships_found += testing::colour_near(p, view.to_pixels(sh.x, sh.y), palette::player(sh.player));
     CHECK(ships_found == 0);
 }
 
