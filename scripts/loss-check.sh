@@ -26,16 +26,9 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 build="${RETCON_SOAK_BUILD:-build/release}"
-# What it runs, built as scripts/soak.sh builds it when missing (scripts/demo.sh builds no relay).
-for exe in demo_server/demo_server demo_client/demo_client tools/retcon-relay; do
-  if [ ! -x "$build/$exe" ]; then
-    scripts/setup.sh
-    cmake --preset release >/dev/null
-    cmake --build --preset release --target demo_server demo_client retcon_relay
-    build=build/release
-    break
-  fi
-done
+source scripts/release-programs.sh
+release_programs demo_server=demo_server/demo_server demo_client=demo_client/demo_client \
+  retcon_relay=tools/retcon-relay
 root="$build/loss-run"
 rm -rf "$root" && mkdir -p "$root"
 

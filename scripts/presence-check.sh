@@ -25,15 +25,9 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 build="${RETCON_SOAK_BUILD:-build/release}"
-for exe in demo_server/demo_server demo_client/demo_client tools/retcon-relay tools/retcon; do
-  if [ ! -x "$build/$exe" ]; then
-    scripts/setup.sh
-    cmake --preset release >/dev/null
-    cmake --build --preset release --target demo_server demo_client retcon_relay retcon_cli
-    build=build/release
-    break
-  fi
-done
+source scripts/release-programs.sh
+release_programs demo_server=demo_server/demo_server demo_client=demo_client/demo_client \
+  retcon_relay=tools/retcon-relay retcon_cli=tools/retcon
 root="$build/presence-run"
 rm -rf "$root" && mkdir -p "$root"
 
