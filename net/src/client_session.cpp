@@ -24,8 +24,6 @@
 namespace retcon {
 
 namespace {
-constexpr std::size_t forensic_slots = 8;
-
 /// The session runs on a session_config: @p c's fields, with the match settings left at their
 /// defaults until the welcome replaces them. A problem is reported in @p c's own terms.
 session_config as_session_config(client_config &c) {
@@ -111,7 +109,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                                                                                                 cfg.prediction_window} +
                                                                                             2u} {
         internal::check_config(cfg, internal::config_side::client);
-        checksums.reset(cfg.checksum_interval, forensic_slots);
+        if (const std::string why = client_options_problem(opt); !why.empty()) internal::misuse("%s", why.c_str());
+        checksums.reset(cfg.checksum_interval, forensic_images());
         delay.reset(cfg.input_delay, cfg.input_delay); // until the welcome says the match's
         st.input_delay = delay.frames();
         isz = cfg.input_size;
@@ -144,8 +143,13 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         const std::size_t cap = std::size_t{cfg.prediction_window} + std::max(cfg.input_delay, cfg.max_input_delay) +
                                 2u * wire::limits::max_frames_per_packet + 64u;
         inputs.reset(players, isz, cap, slot, cfg.prediction);
-        checksums.reset(cfg.checksum_interval, forensic_slots, rec); // with room for each frame's inputs
+        checksums.reset(cfg.checksum_interval, forensic_images(), rec); // with room for each frame's inputs
         cmsg.frames.reserve(wire::limits::max_frames_per_packet * rec);
+    }
+    /// Images kept for desync forensics: `forensic_ms` of play at the tick rate (the server's,
+    /// once welcomed).
+    std::size_t forensic_images() const noexcept {
+        return internal::forensic_images(opt.forensic_ms, cfg.tick_hz, cfg.checksum_interval);
     }
 
     /// "HOST:PORT" of the server where the transport knows it.
@@ -806,6 +810,12 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         return clock.due(t);
     }
 };
+
+std::string client_options_problem(const client_options &o) {
+    if (o.forensic_ms == 0 || o.forensic_ms > 60000)
+        return "client_options: forensic_ms " + std::to_string(o.forensic_ms) + " is outside 1..60000";
+    return {};
+}
 
 client_session::client_session(client_config config, world &w, step_function step, transport &t, client_options options)
     : impl_{std::make_unique<impl>(as_session_config(config), w, std::move(step), t, std::move(options))} {}

@@ -113,6 +113,22 @@ private:
     std::vector<frame_t> frames_;
 };
 
+/// @brief The most images a client keeps (`client_options::forensic_ms`).
+inline constexpr std::size_t max_forensic_images = 64;
+
+/// @brief How many images a client keeps to cover @p forensic_ms of play at @p tick_hz with a
+/// checksum every @p checksum_interval frames (docs/net.md, "Desync forensics"):
+/// ceil(forensic_ms / tick period / checksum_interval), from 1 to `max_forensic_images`.
+/// Without checksums (interval 0) none is ever kept: 1.
+[[nodiscard]] constexpr std::size_t forensic_images(std::uint32_t forensic_ms, std::uint32_t tick_hz,
+                                                    std::uint32_t checksum_interval) noexcept {
+    if (checksum_interval == 0) return 1;
+    // In whole numbers: ms / (1000 / hz) / interval = ms * hz / (1000 * interval).
+    const std::uint64_t per = std::uint64_t{1000} * checksum_interval;
+    const std::uint64_t n = (std::uint64_t{forensic_ms} * tick_hz + per - 1u) / per;
+    return static_cast<std::size_t>(n < 1u ? 1u : (n > max_forensic_images ? max_forensic_images : n));
+}
+
 /**
  * @brief The client's side of checksums (docs/net.md, "Desync forensics"): the hash of the world
  * after each confirmed checksum frame, reported to the server in the next three input messages

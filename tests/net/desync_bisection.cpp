@@ -5,6 +5,7 @@
 // on another machine might.
 #include <catch2/catch.hpp>
 
+#include <common/misuse.hpp>
 #include <common/raw_peer.hpp>
 #include <common/sim_match.hpp>
 #include <common/temp_dir.hpp>
@@ -38,12 +39,15 @@ struct bisected {
     std::optional<snapshot_diff> stage_diff; ///< between the stage images written
     std::size_t unverified = 0, false_claims = 0;
     std::vector<std::string> unverified_texts;
+    std::vector<std::string> client_texts; ///< the faulty client's desync_detected texts
     bool bad_running = false;
 };
 
-/// Two players over the simulated network; the second one's step is @p bad_step. The server
-/// and the first client step with @p good_step.
-bisected run_fault(const step_function &good_step, const step_function &bad_step, bool corrupt = false) {
+/// Two players over the simulated network, each link with @p link both ways; the second one's
+/// step is @p bad_step, its options @p bad_options. The server and the first client step with
+/// @p good_step.
+bisected run_fault(const step_function &good_step, const step_function &bad_step, bool corrupt = false,
+                   const link_conditions &link = {25, 5, 0.0}, const client_options &bad_options = {}) {
     temp_dir dir;
     sim_options o;
     o.server_step = good_step;
@@ -51,9 +55,8 @@ bisected run_fault(const step_function &good_step, const step_function &bad_step
     server_options so;
     so.forensics_dir = dir.path();
     m.use_server_options(so);
-    const link_conditions link{25, 5, 0.0};
     m.add_client(link, link, {}, good_step);
-    auto &bad = m.add_client(link, link, {}, bad_step);
+    auto &bad = m.add_client(link, link, bad_options, bad_step);
     if (corrupt) { // the world changed between frames, by no stage (client_session::debug_corrupt)
         m.run(3000);
         bad.session->debug_corrupt(
@@ -72,8 +75,10 @@ bisected run_fault(const step_function &good_step, const step_function &bad_step
         }
         if (e.kind == session_event_kind::desync_detected && !r.server) r.server = e;
     }
-    for (const auto &e : bad.events)
+    for (const auto &e : bad.events) {
+        if (e.kind == session_event_kind::desync_detected) r.client_texts.push_back(e.text);
         if (e.kind == session_event_kind::desync_detected && !e.diverging.empty() && !r.client) r.client = e;
+    }
     r.files = dir.entries();
     std::string server_stage, client_stage;
     for (const auto &name : r.files) {
@@ -154,6 +159,56 @@ TEST_CASE("a fault in one system is named by the server: the system, the entity 
     // An honest client's desync is no false claim: it is resynchronised and plays on.
     CHECK(r.false_claims == 0);
     CHECK(r.bad_running);
+}
+
+TEST_CASE("a fault in one system is named over a 150 ms round trip: the client still holds the frame's images",
+          "[net][bisection]") {
+    // 75 ms each way: the server's request for frame F arrives some 10 frames after the client
+    // kept its image of F - 1. The default forensic_ms (500) keeps 30 at 60 Hz.
+    const link_conditions slow{75, 5, 0.0};
+    const auto r = run_fault(structured_game_step(), structured_game_step({"bullets", fault_frame, 1000}), false, slow);
+    for (const auto &t : r.unverified_texts) UNSCOPED_INFO(t);
+    REQUIRE(r.server);
+    INFO(r.server->text);
+    CHECK(r.server->frame == fault_frame);
+    CHECK(r.server->stage == "bullets");
+    CHECK(r.server->stage_index == 1);
+    CHECK(r.server->text.starts_with("desync at frame 300: first diverging system \"bullets\" (stage 1 of 3); "));
+    REQUIRE(r.client);
+    CHECK(r.client->stage == "bullets");
+    CHECK(r.false_claims == 0);
+}
+
+TEST_CASE("client_options::forensic_ms sizes the window: shorter than the round trip, nothing is bisected",
+          "[net][bisection]") {
+    // 20 ms keeps 2 images at 60 Hz: at a 50 ms round trip (which the default window bisects,
+    // as above) the client no longer holds frame 299 or 300 when the server asks, and says so.
+    client_options short_window;
+    short_window.forensic_ms = 20;
+    const auto r = run_fault(structured_game_step(), structured_game_step({"bullets", fault_frame, 1000}), false,
+                             {25, 5, 0.0}, short_window);
+    CHECK(std::count(r.client_texts.begin(), r.client_texts.end(), "no local snapshot of that frame to compare") >= 1);
+    CHECK_FALSE(r.client); // no stage named to the client
+    if (r.server) CHECK(r.server->stage.empty());
+    CHECK(r.false_claims == 0);
+    CHECK(r.bad_running);
+}
+
+TEST_CASE("client_options_problem: forensic_ms outside 1..60000 is named, and misuse for a client session",
+          "[net][bisection][config]") {
+    CHECK(client_options_problem(client_options{}).empty());
+    client_options o;
+    o.forensic_ms = 0;
+    CHECK(client_options_problem(o) == "client_options: forensic_ms 0 is outside 1..60000");
+    o.forensic_ms = 60001;
+    CHECK(client_options_problem(o) == "client_options: forensic_ms 60001 is outside 1..60000");
+    o.forensic_ms = 60000;
+    CHECK(client_options_problem(o).empty());
+    o.forensic_ms = 0;
+    sim_network net{32};
+    world w{game_schema()};
+    REQUIRE_MISUSE(client_session(game_config(2), w, step_game, net.connect({}, {}), o),
+                   "client_options: forensic_ms 0 is outside 1..60000");
 }
 
 TEST_CASE("a fault in input application names \"apply inputs\"", "[net][bisection]") {

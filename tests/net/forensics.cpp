@@ -137,6 +137,20 @@ TEST_CASE("kept_images indexes its slots modulo its size: a new frame replaces, 
     CHECK(k.newest_at_or_before(40, at) == k.after(40));
 }
 
+TEST_CASE("forensic_images: ceil(forensic_ms / tick period / checksum_interval), from 1 to 64",
+          "[net][parts][forensics]") {
+    using internal::forensic_images;
+    CHECK(forensic_images(500, 60, 1) == 30); // the default at 60 Hz
+    CHECK(forensic_images(501, 60, 1) == 31); // a part of a frame is a frame
+    CHECK(forensic_images(500, 60, 4) == 8);  // 30 frames, one image every 4
+    CHECK(forensic_images(100, 30, 1) == 3);
+    CHECK(forensic_images(1, 60, 1) == 1);
+    CHECK(forensic_images(60000, 60, 1) == internal::max_forensic_images);
+    CHECK(forensic_images(60000, 1000, 1) == 64);
+    CHECK(forensic_images(500, 60, 0) == 1);       // no checksums: nothing is ever kept
+    CHECK(forensic_images(60000, 65535, 1) == 64); // no overflow at the extremes
+}
+
 TEST_CASE("name_divergence names nothing for identical worlds", "[net][parts][forensics]") {
     const world a = game_world(3);
     const world b = copy_of(a);

@@ -67,12 +67,25 @@ struct client_options {
     /// @brief Automatic reconnection with the session's reconnect token (off by default:
     /// docs/net.md, "Reconnecting").
     reconnect_policy reconnect{};
+    /// @brief How much play the client keeps images of for desync forensics (docs/net.md,
+    /// "Desync forensics"): the server asks for a frame's image a round trip after the client
+    /// kept it, so this must exceed the round trip (500: a few hundred ms to spare). The client
+    /// keeps ceil(forensic_ms / tick period / checksum_interval) images, at most 64, their slots
+    /// sized when the welcome gives the tick rate; each is a copy of the world (30 at 60 Hz with
+    /// checksum_interval 1; docs/net.md gives the demo's memory). 1 to 60,000
+    /// (client_options_problem).
+    std::uint32_t forensic_ms = 500;
     /// @brief Per-frame telemetry kept (client_session::telemetry; docs/net.md, "Telemetry").
     telemetry_options telemetry{};
     /// @brief The trace kept of the last ticks (client_session::write_trace; docs/net.md, "Reading a
     /// trace"). Off by default.
     trace_options trace{};
 };
+
+/// @brief What is wrong with @p options (`forensic_ms` outside 1..60000: milliseconds, and a
+/// window of a minute is already capped), or an empty string. client_session reports a problem
+/// as misuse.
+[[nodiscard]] std::string client_options_problem(const client_options &options);
 
 /// @brief Where a client session is in its life (docs/session-states.md).
 enum class client_state : std::uint8_t { connecting, loading, running, rejected, disconnected };
