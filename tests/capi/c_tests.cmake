@@ -31,11 +31,12 @@ file(MAKE_DIRECTORY ${retcon_capi_c_scratch})
 add_test(NAME capi:c_program COMMAND retcon_capi_c_program ${retcon_capi_c_scratch})
 set_tests_properties(capi:c_program PROPERTIES TIMEOUT 300)
 
-# retcon_capi_tests - one Catch2 case per misuse of the C API (tests/capi/misuse.cpp).
+# retcon_capi_tests - one Catch2 case per misuse of the C API (tests/capi/misuse.cpp), and the
+# traces written through it (trace.cpp), judged by the strict checker (tests/support/trace).
 retcon_add_test_suite(retcon_capi_tests
   SOURCES ${retcon_capi_c_tests_dir}/misuse.cpp ${retcon_capi_c_tests_dir}/session_misuse.cpp
-    ${retcon_capi_c_tests_dir}/events.cpp
-  LIBS retcon::c retcon::net) # retcon::net: the C++ tables the C enums mirror (events.cpp)
+    ${retcon_capi_c_tests_dir}/events.cpp ${retcon_capi_c_tests_dir}/trace.cpp
+  LIBS retcon::c retcon::net retcon_trace_checker) # retcon::net: the C++ tables the C enums mirror (events.cpp)
 target_compile_definitions(retcon_capi_tests PRIVATE RETCON_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
 
 # capi:c_sessions_sim / capi:c_sessions_enet - a server and two clients from pure C
