@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <common/counting_allocator.hpp>
 #include <common/temp_dir.hpp>
 #include <common/trace_checker.hpp>
 
@@ -321,5 +322,28 @@ TEST_CASE("capi traces: misuse of the game's slices and of write_trace is refuse
                     "rc_server_write_trace: ");
         CHECK_FALSE(std::filesystem::exists(path));
     }
+    guard.check();
+}
+
+TEST_CASE("capi traces: the game's slices allocate nothing once their names are interned") {
+    handler_guard guard;
+    rc_server_options so = server_options(1u << 12);
+    traced_match m{&so, nullptr};
+    std::uint32_t outer = 0, inner = 0;
+    {
+        // The library's allocations are counted too: interning a long name is one of them.
+        retcon::test::allocation_counter interning;
+        REQUIRE(rc_server_trace_name(m.server, "a name longer than any small-string buffer", &outer) == RC_OK);
+        CHECK(interning.count() > 0);
+    }
+    REQUIRE(rc_server_trace_name(m.server, "inner", &inner) == RC_OK);
+    retcon::test::allocation_counter slices;
+    for (int i = 0; i < 1000; ++i) {
+        REQUIRE(rc_server_trace_begin(m.server, outer) == RC_OK);
+        REQUIRE(rc_server_trace_begin(m.server, inner) == RC_OK);
+        REQUIRE(rc_server_trace_end(m.server) == RC_OK);
+        REQUIRE(rc_server_trace_end(m.server) == RC_OK);
+    }
+    CHECK(slices.count() == 0);
     guard.check();
 }
