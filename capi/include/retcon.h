@@ -529,6 +529,9 @@ typedef struct rc_session_stats {
 
 /** The clock telemetry is timed with: microseconds on any monotonic clock (C++ telemetry_clock). */
 typedef uint64_t (*rc_telemetry_clock_fn)(void *user);
+/** The clock a trace is timed with: nanoseconds on a monotonic clock (C++ trace_clock). NULL in
+ *  the options: CLOCK_MONOTONIC, so traces of two processes on one machine share a timeline. */
+typedef uint64_t (*rc_trace_clock_fn)(void *user);
 
 /** What a client did on one frame (C++ frame_telemetry; docs/net.md, "Telemetry"). Entries are
  *  keyed by frame; a recent one may still change (confirmed, hash checked later). */
@@ -584,6 +587,9 @@ typedef struct rc_request {
     rc_frame_inputs inputs; /* the frame and its inputs; valid until rc_*_request_done (last, so it
                                can grow) */
 } rc_request;
+
+/** How deep a game's own trace slices (rc_*_trace_begin) nest at most. */
+#define RC_TRACE_MAX_DEPTH 32u
 
 /* Transports. A session uses one; destroy the session first. */
 typedef struct rc_transport rc_transport;
@@ -646,7 +652,16 @@ typedef struct rc_server_options {
     uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
     rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
     void *telemetry_clock_user;            /* passed to telemetry_clock */
+    /* Since version 3: a trace (docs/c-api.md, "Traces"): */
+    uint32_t trace_records;         /* 0: no trace (the default); else the newest records kept (40 bytes each) */
+    uint32_t trace_pid;             /* the pid written; 0: the operating system's process id */
+    const char *trace_process_name; /* the process track's name (copied); NULL: "retcon server" */
+    rc_trace_clock_fn trace_clock;  /* NULL: CLOCK_MONOTONIC */
+    void *trace_clock_user;         /* passed to trace_clock */
 } rc_server_options;
+/** The size of the second version of rc_server_options (up to telemetry_clock_user): a caller
+ *  built against it keeps no trace. */
+#define RC_SERVER_OPTIONS_SIZE_V2 (offsetof(rc_server_options, trace_records))
 RC_API rc_status rc_server_options_default(rc_server_options *out);
 
 typedef struct rc_server_info {
@@ -696,6 +711,19 @@ RC_API rc_status rc_server_telemetry(const rc_server *server, rc_server_frame_te
 /** As rc_server_telemetry, what the server measured of player slot @p slot's client. */
 RC_API rc_status rc_server_slot_telemetry(const rc_server *server, uint32_t slot, rc_server_client_telemetry *out,
                                           size_t capacity, size_t *count);
+/** Writes the trace kept so far (rc_server_options.trace_records) to @p path as Trace Event
+ *  Format JSON, atomically (docs/c-api.md, "Traces"). Allocates and does I/O: call it between
+ *  updates or at exit. RC_ERR_ARGUMENT when the server keeps no trace, RC_ERR_IO when the file
+ *  cannot be written. */
+RC_API rc_status rc_server_write_trace(rc_server *server, const char *path);
+/** The id of the game's slice name @p name (copied) for rc_server_trace_begin. Allocates: call it
+ *  once per name, before the match. With no trace kept *out_id is 0, which begin accepts. */
+RC_API rc_status rc_server_trace_name(rc_server *server, const char *name, uint32_t *out_id);
+/** Starts a slice of the game's own (name @p id from rc_server_trace_name) on the trace's game
+ *  track; slices nest up to RC_TRACE_MAX_DEPTH deep. Allocates nothing: call it in the step. */
+RC_API rc_status rc_server_trace_begin(rc_server *server, uint32_t id);
+/** Ends the slice begun last (RC_ERR_ARGUMENT if none is open). Allocates nothing. */
+RC_API rc_status rc_server_trace_end(rc_server *server);
 
 /* The client: prediction, rollback and re-simulation (C++ client_session). */
 #define RC_RECONNECT_TOKEN_SIZE 16u
@@ -716,10 +744,19 @@ typedef struct rc_client_options {
     uint32_t telemetry_frames;             /* 600 frames kept (0: off) */
     rc_telemetry_clock_fn telemetry_clock; /* NULL: a monotonic clock of the system */
     void *telemetry_clock_user;            /* passed to telemetry_clock */
+    /* Since version 3: a trace (docs/c-api.md, "Traces"): */
+    uint32_t trace_records;         /* 0: no trace (the default); else the newest records kept (40 bytes each) */
+    uint32_t trace_pid;             /* the pid written; 0: the operating system's process id */
+    const char *trace_process_name; /* the process track's name (copied); NULL: "retcon client" */
+    rc_trace_clock_fn trace_clock;  /* NULL: CLOCK_MONOTONIC */
+    void *trace_clock_user;         /* passed to trace_clock */
 } rc_client_options;
 /** The size of the first version of rc_client_options (up to connect_timeout_ms): a caller
  *  built against it gets no reconnection and the default telemetry. */
 #define RC_CLIENT_OPTIONS_SIZE_V1 (offsetof(rc_client_options, reconnect_attempts))
+/** The size of the second version (up to telemetry_clock_user): a caller built against it keeps
+ *  no trace. */
+#define RC_CLIENT_OPTIONS_SIZE_V2 (offsetof(rc_client_options, trace_records))
 RC_API rc_status rc_client_options_default(rc_client_options *out);
 
 typedef enum rc_client_state {
@@ -770,6 +807,14 @@ RC_API rc_status rc_client_reconnect_token(const rc_client *client, void *buffer
  *  (set out[0].struct_size); *count = how many were written (the newest, if fewer fit than are
  *  kept). @p out NULL and @p capacity 0: *count = the frames kept at most. Allocates nothing. */
 RC_API rc_status rc_client_telemetry(const rc_client *client, rc_frame_telemetry *out, size_t capacity, size_t *count);
+/** As rc_server_write_trace, the client's trace (rc_client_options.trace_records). */
+RC_API rc_status rc_client_write_trace(rc_client *client, const char *path);
+/** As rc_server_trace_name. */
+RC_API rc_status rc_client_trace_name(rc_client *client, const char *name, uint32_t *out_id);
+/** As rc_server_trace_begin. */
+RC_API rc_status rc_client_trace_begin(rc_client *client, uint32_t id);
+/** As rc_server_trace_end. */
+RC_API rc_status rc_client_trace_end(rc_client *client);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
 // rc_client_*: the client session through the C API (docs/c-api.md, "Sessions").
+#include "game_trace.hpp"
 #include "sessions.hpp"
 #include "telemetry_out.hpp"
 
@@ -18,6 +19,7 @@ struct rc_client final : retcon::capi::session_handle {
     std::vector<std::byte> input; ///< this update's input, used by every frame it runs
     /// @brief Where rc_client_telemetry reads the ring before converting it (sized once).
     std::vector<retcon::frame_telemetry> telemetry{session.telemetry_capacity()};
+    retcon::capi::game_trace game_slices; ///< the game's own slices (rc_client_trace_begin)
 
 private:
     bool due() override { return session.should_tick(now); }
@@ -67,13 +69,14 @@ std::optional<client_options> options_from_c(std::string &err, const rc_client_o
             static_cast<const std::byte *>(o.reconnect_token), reconnect_token::size}};
     }
     out.connect_timeout_ms = o.connect_timeout_ms;
-    if (o.struct_size >= sizeof(rc_client_options)) { // a caller of the first version has neither
+    if (o.struct_size >= RC_CLIENT_OPTIONS_SIZE_V2) { // a caller of the first version has neither
         out.reconnect.attempts = o.reconnect_attempts;
         out.reconnect.backoff_ms = o.reconnect_backoff_ms;
         out.reconnect.max_backoff_ms = o.reconnect_max_backoff_ms;
         out.telemetry.frames = o.telemetry_frames;
         out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
     }
+    if (o.struct_size >= sizeof(rc_client_options)) out.trace = trace_options_from_c(o); // a third-version caller
     return out;
 }
 
@@ -96,13 +99,20 @@ rc_status rc_client_options_default(rc_client_options *out) {
     out->reconnect_token = nullptr;
     out->reconnect_token_size = 0;
     out->connect_timeout_ms = d.connect_timeout_ms;
-    if (out->struct_size >= sizeof(rc_client_options)) {
+    if (out->struct_size >= RC_CLIENT_OPTIONS_SIZE_V2) {
         out->reconnect_attempts = d.reconnect.attempts;
         out->reconnect_backoff_ms = d.reconnect.backoff_ms;
         out->reconnect_max_backoff_ms = d.reconnect.max_backoff_ms;
         out->telemetry_frames = d.telemetry.frames;
         out->telemetry_clock = nullptr;
         out->telemetry_clock_user = nullptr;
+    }
+    if (out->struct_size >= sizeof(rc_client_options)) {
+        out->trace_records = 0; // off
+        out->trace_pid = 0;
+        out->trace_process_name = nullptr;
+        out->trace_clock = nullptr;
+        out->trace_clock_user = nullptr;
     }
     return RC_OK;
 }
@@ -262,6 +272,31 @@ rc_status rc_client_telemetry(const rc_client *cc, rc_frame_telemetry *out, size
             o.confirmed = e.confirmed ? 1 : 0;
             o.hash_checked = e.hash_checked ? 1 : 0;
         });
+}
+
+rc_status rc_client_write_trace(rc_client *c, const char *path) {
+    if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_write_trace: client is NULL");
+    return guarded(c->error, [&] {
+        return game_trace::write(c->error, c->session.trace(), path, "rc_client_write_trace",
+                                 "rc_client_options.trace_records");
+    });
+}
+
+rc_status rc_client_trace_name(rc_client *c, const char *name, uint32_t *out_id) {
+    if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_trace_name: client is NULL");
+    return guarded(c->error, [&] {
+        return c->game_slices.name(c->error, c->session.trace(), name, out_id, "rc_client_trace_name");
+    });
+}
+
+rc_status rc_client_trace_begin(rc_client *c, uint32_t id) {
+    if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_trace_begin: client is NULL");
+    return c->game_slices.begin(c->error, c->session.trace(), id, "rc_client_trace_begin");
+}
+
+rc_status rc_client_trace_end(rc_client *c) {
+    if (!c) return fail(thread_error(), RC_ERR_NULL, "rc_client_trace_end: client is NULL");
+    return c->game_slices.end(c->error, c->session.trace(), "rc_client_trace_end");
 }
 
 } // extern "C"

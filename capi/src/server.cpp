@@ -1,4 +1,5 @@
 // rc_server_*: the server session through the C API (docs/c-api.md, "Sessions").
+#include "game_trace.hpp"
 #include "sessions.hpp"
 #include "telemetry_out.hpp"
 
@@ -19,6 +20,7 @@ struct rc_server final : retcon::capi::session_handle {
     /// converting them (sized once).
     std::vector<retcon::server_frame_telemetry> telemetry{session.telemetry_capacity()};
     std::vector<retcon::server_client_telemetry> client_telemetry{session.telemetry_capacity()};
+    retcon::capi::game_trace game_slices; ///< the game's own slices (rc_server_trace_begin)
 
 private:
     bool due() override { return session.should_tick(now); }
@@ -53,6 +55,7 @@ server_options options_from_c(const rc_server_options &o) {
     out.end_timeout_ms = o.end_timeout_ms;
     out.telemetry.frames = o.telemetry_frames;
     out.telemetry.clock = {o.telemetry_clock, o.telemetry_clock_user};
+    if (o.struct_size >= sizeof(rc_server_options)) out.trace = trace_options_from_c(o); // a third-version caller
     // An image of every checksum frame: verifying a desync never re-simulates, so the server
     // steps only through requests (docs/c-api.md, "Sessions").
     out.forensic_interval = 1;
@@ -67,7 +70,7 @@ rc_status rc_server_options_default(rc_server_options *out) {
     auto &err = thread_error();
     if (!out) return fail(err, RC_ERR_NULL, "rc_server_options_default: out is NULL");
     if (auto s =
-            check_struct_size(err, out->struct_size, sizeof(rc_server_options), "rc_server_options_default", "out");
+            check_struct_size(err, out->struct_size, RC_SERVER_OPTIONS_SIZE_V2, "rc_server_options_default", "out");
         s != RC_OK)
         return s;
     const server_options d;
@@ -92,6 +95,13 @@ rc_status rc_server_options_default(rc_server_options *out) {
     out->telemetry_frames = d.telemetry.frames;
     out->telemetry_clock = nullptr;
     out->telemetry_clock_user = nullptr;
+    if (out->struct_size >= sizeof(rc_server_options)) {
+        out->trace_records = 0; // off
+        out->trace_pid = 0;
+        out->trace_process_name = nullptr;
+        out->trace_clock = nullptr;
+        out->trace_clock_user = nullptr;
+    }
     return RC_OK;
 }
 
@@ -108,7 +118,7 @@ rc_status rc_server_create(const rc_session_config *config, rc_world *world, rc_
         defaults.struct_size = sizeof defaults;
         (void)rc_server_options_default(&defaults);
         if (options) {
-            if (auto s = check_struct_size(err, options->struct_size, sizeof(rc_server_options), "rc_server_create",
+            if (auto s = check_struct_size(err, options->struct_size, RC_SERVER_OPTIONS_SIZE_V2, "rc_server_create",
                                            "options");
                 s != RC_OK)
                 return s;
@@ -267,6 +277,31 @@ rc_status rc_server_slot_telemetry(const rc_server *s, uint32_t slot, rc_server_
             o.present = e.present ? 1 : 0;
             o.input_replaced = e.input_replaced ? 1 : 0;
         });
+}
+
+rc_status rc_server_write_trace(rc_server *s, const char *path) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_write_trace: server is NULL");
+    return guarded(s->error, [&] {
+        return game_trace::write(s->error, s->session.trace(), path, "rc_server_write_trace",
+                                 "rc_server_options.trace_records");
+    });
+}
+
+rc_status rc_server_trace_name(rc_server *s, const char *name, uint32_t *out_id) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_trace_name: server is NULL");
+    return guarded(s->error, [&] {
+        return s->game_slices.name(s->error, s->session.trace(), name, out_id, "rc_server_trace_name");
+    });
+}
+
+rc_status rc_server_trace_begin(rc_server *s, uint32_t id) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_trace_begin: server is NULL");
+    return s->game_slices.begin(s->error, s->session.trace(), id, "rc_server_trace_begin");
+}
+
+rc_status rc_server_trace_end(rc_server *s) {
+    if (!s) return fail(thread_error(), RC_ERR_NULL, "rc_server_trace_end: server is NULL");
+    return s->game_slices.end(s->error, s->session.trace(), "rc_server_trace_end");
 }
 
 } // extern "C"

@@ -245,6 +245,11 @@ static int print_sizes(void) {
     OFFSET(rc_server_options, telemetry_frames);
     OFFSET(rc_server_options, telemetry_clock);
     OFFSET(rc_server_options, telemetry_clock_user);
+    OFFSET(rc_server_options, trace_records);
+    OFFSET(rc_server_options, trace_pid);
+    OFFSET(rc_server_options, trace_process_name);
+    OFFSET(rc_server_options, trace_clock);
+    OFFSET(rc_server_options, trace_clock_user);
 
     SIZE(rc_server_info);
     OFFSET(rc_server_info, struct_size);
@@ -268,6 +273,11 @@ static int print_sizes(void) {
     OFFSET(rc_client_options, telemetry_frames);
     OFFSET(rc_client_options, telemetry_clock);
     OFFSET(rc_client_options, telemetry_clock_user);
+    OFFSET(rc_client_options, trace_records);
+    OFFSET(rc_client_options, trace_pid);
+    OFFSET(rc_client_options, trace_process_name);
+    OFFSET(rc_client_options, trace_clock);
+    OFFSET(rc_client_options, trace_clock_user);
 
     SIZE(rc_client_info);
     OFFSET(rc_client_info, struct_size);
@@ -287,6 +297,7 @@ static int print_sizes(void) {
     SIZE(rc_event_kind);
     SIZE(rc_client_state);
     SIZE(rc_telemetry_clock_fn);
+    SIZE(rc_trace_clock_fn);
     return 0;
 }
 

@@ -2,10 +2,13 @@
  * Network sessions from pure C11 through retcon.h (docs/c-api.md, "Sessions"): a server and two
  * clients play a match, each with its own world, the step written in C.
  *
- *   c_sessions sim     - over the simulated network with latency, jitter and loss, once in
+ *   c_sessions sim [DIR] - over the simulated network with latency, jitter and loss, once in
  *                        callback mode and once in poll mode: 0 desyncs, rollbacks on the
  *                        clients, every confirmed frame's hash equal on all three, and the
- *                        server's hashes equal in both modes (same seed, same inputs).
+ *                        server's hashes equal in both modes (same seed, same inputs). With DIR,
+ *                        the server and client 0 keep traces with a "c step" slice of the
+ *                        game's around each step, written there as {callback,poll}_{server,
+ *                        client}.json (docs/c-api.md, "Traces"; capi:c_sessions_traces checks them).
  *   c_sessions enet    - poll mode over real ENet sockets on loopback, on the wall clock.
  *   c_sessions reconnect - a client with rc_client_options.reconnect_attempts whose simulated
  *                        link goes dead mid-match reconnects by itself (RC_EVENT_RECONNECTING,
@@ -146,7 +149,25 @@ typedef struct peer {
     unsigned desyncs;
     unsigned synchronized;
     unsigned failed;
+    rc_server *server; /* traced: the session whose trace gets a "c step" slice per step */
+    rc_client *client;
+    uint32_t slice;  /* the slice's id (rc_*_trace_name) */
+    unsigned slices; /* slices ended */
 } peer;
+
+static const char *trace_dir = NULL; /* sim's DIR: write the traces there */
+
+/* Opens or closes the game's slice around a step, on a traced peer. */
+static void game_slice(peer *p, int open) {
+    rc_status s = RC_OK;
+    if (p->server) s = open ? rc_server_trace_begin(p->server, p->slice) : rc_server_trace_end(p->server);
+    else if (p->client)
+        s = open ? rc_client_trace_begin(p->client, p->slice) : rc_client_trace_end(p->client);
+    else
+        return;
+    CHECK(s == RC_OK);
+    p->slices += open ? 0u : 1u;
+}
 
 static void note_hash(peer *p, rc_frame frame) {
     if (frame >= max_frames) return;
@@ -157,7 +178,9 @@ static void note_hash(peer *p, rc_frame frame) {
 /* Callback mode: the user pointer is the peer. */
 static int step_callback(rc_world *w, const rc_frame_inputs *in, void *user) {
     peer *p = user;
+    game_slice(p, 1);
     const int r = step(w, in);
+    game_slice(p, 0);
     if (r == 0) note_hash(p, in->frame);
     return r;
 }
@@ -183,7 +206,9 @@ static void run_server_requests(rc_server *s, peer *p) {
         if (!has) return;
         CHECK(r.world == p->world);
         CHECK(r.resimulating == 0); /* the server never rolls back */
+        game_slice(p, 1);
         CHECK(step(r.world, &r.inputs) == 0);
+        game_slice(p, 0);
         note_hash(p, r.inputs.frame);
         REQUIRE_CALL(rc_server_request_done(s, r.inputs.frame), rc_server_last_error(s));
     }
@@ -201,7 +226,9 @@ static void run_client_requests(rc_client *c, peer *p) {
         CHECK(r.inputs.players == players && r.inputs.input_size == sizeof(stick));
         CHECK(r.inputs.record_size == players * (1u + sizeof(stick)));
         resimulated_requests += (unsigned)r.resimulating;
+        game_slice(p, 1);
         CHECK(step(r.world, &r.inputs) == 0);
+        game_slice(p, 0);
         note_hash(p, r.inputs.frame);
         REQUIRE_CALL(rc_client_request_done(c, r.inputs.frame), rc_client_last_error(c));
     }
@@ -323,10 +350,19 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
     REQUIRE_CALL(rc_server_options_default(&server_options), rc_last_error());
     server_options.telemetry_clock = fake_clock;
     server_options.telemetry_clock_user = &fake_us;
+    CHECK(server_options.trace_records == 0); /* off unless asked for */
+    if (trace_dir) {
+        server_options.trace_records = 1u << 16;
+        server_options.trace_process_name = "c_sessions server";
+    }
     rc_server *server = NULL;
     REQUIRE_CALL(rc_server_create(&config, server_peer.world, server_end, poll_mode ? NULL : step_callback,
                                   &server_peer, &server_options, &server),
                  rc_last_error());
+    if (trace_dir) {
+        REQUIRE_CALL(rc_server_trace_name(server, "c step", &server_peer.slice), rc_server_last_error(server));
+        server_peer.server = server;
+    }
     rc_client *clients[players];
     for (int i = 0; i < players; ++i) {
         REQUIRE_CALL(rc_world_create(schema, &client_peers[i].world), rc_last_error());
@@ -335,9 +371,15 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
         options.name = i == 0 ? "ada" : "grace";
         options.telemetry_clock = fake_clock;
         options.telemetry_clock_user = &fake_us;
+        if (trace_dir && i == 0) options.trace_records = 1u << 16;
         REQUIRE_CALL(rc_client_create(&config, client_peers[i].world, client_ends[i], poll_mode ? NULL : step_callback,
                                       &client_peers[i], &options, &clients[i]),
                      rc_last_error());
+        if (trace_dir && i == 0) {
+            REQUIRE_CALL(rc_client_trace_name(clients[i], "c step", &client_peers[i].slice),
+                         rc_client_last_error(clients[i]));
+            client_peers[i].client = clients[i];
+        }
     }
 
     struct timespec start;
@@ -407,6 +449,18 @@ static match_result play(int poll_mode, rc_transport *server_end, rc_transport *
            poll_mode ? "poll" : "callback", (unsigned long long)result.confirmed, compared, result.rollbacks[0],
            result.rollbacks[1]);
 
+    if (trace_dir) {
+        char path[1024];
+        const char *mode = poll_mode ? "poll" : "callback";
+        snprintf(path, sizeof path, "%s/%s_server.json", trace_dir, mode);
+        REQUIRE_CALL(rc_server_write_trace(server, path), rc_server_last_error(server));
+        snprintf(path, sizeof path, "%s/%s_client.json", trace_dir, mode);
+        REQUIRE_CALL(rc_client_write_trace(clients[0], path), rc_client_last_error(clients[0]));
+        CHECK(rc_client_write_trace(clients[1], path) == RC_ERR_ARGUMENT); /* client 1 keeps none */
+        CHECK(server_peer.slices > 100 && client_peers[0].slices > 100);
+        printf("%s mode: traces written to %s, %u and %u game slices\n", mode, trace_dir, server_peer.slices,
+               client_peers[0].slices);
+    }
     for (int i = 0; i < players; ++i) {
         rc_client_destroy(clients[i]);
         rc_world_destroy(client_peers[i].world);
@@ -533,6 +587,7 @@ int main(int argc, char **argv) {
     const char *which = argc > 1 ? argv[1] : "sim";
     rc_schema *schema = make_schema();
     if (strcmp(which, "sim") == 0) {
+        trace_dir = argc > 2 ? argv[2] : NULL;
         const match_result callback = play_simulated(0, schema);
         const match_result poll = play_simulated(1, schema);
         CHECK(callback.rollbacks[0] + callback.rollbacks[1] > 0);

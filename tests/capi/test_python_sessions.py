@@ -27,6 +27,7 @@ against the header.
 
 import argparse
 import ctypes
+import json
 import os
 import sys
 
@@ -246,6 +247,7 @@ class Side:
         self.events = []
         self.stepped = 0
         self.resimulated = 0
+        self.trace_id = None  # an rc_*_trace_name id: each step is a slice of the game's (section 3)
 
     def fn(self, what):
         return getattr(lib, "rc_%s_%s" % (self.kind, what))
@@ -277,7 +279,11 @@ class Side:
             inputs = ctypes.string_at(ctypes.cast(ins.inputs, ctypes.c_void_p), n * size)
             check(flags == record[:n] and inputs == record[n:], "%s frame %d: flags/inputs are not the record's" %
                   (self.name, frame))
+            if self.trace_id is not None:
+                call(self.fn("trace_begin")(self.handle, self.trace_id), "%s trace_begin" % self.name, self.error)
             step(self.world, frame, n, size, flags, inputs)
+            if self.trace_id is not None:
+                call(self.fn("trace_end")(self.handle), "%s trace_end" % self.name, self.error)
             self.steps[frame] = (record, self.world.hash())
             self.first_records.setdefault(frame, record)
         except Exception as e:
@@ -320,7 +326,7 @@ def event_summary(side):
 class Match:
     """A server and clients on one rc_sim_network, all in poll mode. Destroy in reverse."""
 
-    def __init__(self, schema, seed):
+    def __init__(self, schema, seed, trace_records=0):
         self.config, self.keep = session_config()
         self.net = ctypes.POINTER(rc.rc_sim_network)()
         call(lib.rc_sim_network_create(seed, ctypes.byref(self.net)), "rc_sim_network_create")
@@ -333,6 +339,8 @@ class Match:
         setup_world(w)
         options = sized(rc.rc_server_options)
         call(lib.rc_server_options_default(ctypes.byref(options)), "rc_server_options_default")
+        options.trace_records = trace_records
+        options.trace_process_name = b"python server"
         handle = ctypes.POINTER(rc.rc_server)()
         # step NULL (None): poll mode.
         call(lib.rc_server_create(ctypes.byref(self.config), w.handle, t, None, None, ctypes.byref(options),
@@ -620,6 +628,46 @@ def run_misuse(schema):
         m.destroy()
 
 
+# ------------------------------------------------------------------ 3. a trace
+
+def run_trace(schema, scratch):
+    """The server keeps a trace (rc_server_options.trace_records) with a slice of the game's around
+    every step Python runs (rc_server_trace_name, _begin, _end), and writes it
+    (rc_server_write_trace): the file is JSON with one such slice per step, on the game track."""
+    m = Match(schema, seed=9, trace_records=1 << 14)
+    try:
+        perfect = link(10, 0, 0.0)
+        m.add_client(schema, perfect, perfect, "tracer")
+        trace_id = ctypes.c_uint32()
+        call(lib.rc_server_trace_name(m.server.handle, b"python step", ctypes.byref(trace_id)),
+             "rc_server_trace_name", m.server.error)
+        m.server.trace_id = trace_id.value
+        while m.server.info().frame < 120:
+            check(m.now < 10000, "the server reached frame %d only after 10 s" % m.server.info().frame)
+            m.tick()
+        st = lib.rc_server_trace_end(m.server.handle)
+        check(st == rc.RC_ERR_ARGUMENT and "no slice is open" in text(m.server.error()),
+              "rc_server_trace_end with no slice open: %s, %s" % (text(lib.rc_status_name(st)),
+                                                                 text(m.server.error())))
+        path = os.path.join(scratch, "python_server_trace.json")
+        call(lib.rc_server_write_trace(m.server.handle, path.encode()), "rc_server_write_trace", m.server.error)
+        with open(path, encoding="utf-8") as f:
+            trace = json.load(f)
+        slices = [e for e in trace["traceEvents"] if e.get("name") == "python step" and e.get("ph") == "X"]
+        check(len(slices) == m.server.stepped and all(e["tid"] == 3 for e in slices),
+              "%d 'python step' slices for %d steps, tids %s" % (len(slices), m.server.stepped,
+                                                                 sorted({e["tid"] for e in slices})))
+        names = [e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"]
+        check(names == ["python server"], "process names %s" % names)
+        for c in m.clients:
+            st = lib.rc_client_write_trace(c.handle, path.encode())
+            check(st == rc.RC_ERR_ARGUMENT and "no trace is kept" in text(c.error()),
+                  "rc_client_write_trace without a trace: %s, %s" % (text(lib.rc_status_name(st)), text(c.error())))
+        return "%d steps, each a 'python step' slice in %s" % (m.server.stepped, path)
+    finally:
+        m.destroy()
+
+
 # ------------------------------------------------------------------ main
 
 def main(argv=None):
@@ -644,6 +692,7 @@ def main(argv=None):
     schema = Schema()
     sections.run("match", lambda: run_match(schema))
     sections.run("misuse", lambda: run_misuse(schema))
+    sections.run("trace", lambda: run_trace(schema, args.scratch))
     schema.destroy()
     return sections.finish()
 

@@ -1,5 +1,7 @@
-// retcon — inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files.
+// retcon — inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files, and
+// trace a replay's timeline.
 // Exit codes: the table `exit_codes` below (printed by --help, documented in docs/cli.md).
+#include <retcon/net/replay_trace.hpp>
 #include <retcon/snapshot.hpp>
 
 #include <CLI/CLI.hpp>
@@ -19,7 +21,7 @@ enum class exit_code : int {
     ok = 0,          ///< success; `diff`: the worlds are identical
     differences = 1, ///< `diff`: the worlds differ
     usage = 2,       ///< the command line is wrong
-    incomplete = 3,  ///< `check`: a replay cut short, its readable part verified
+    incomplete = 3,  ///< `check`, `trace`: a replay cut short, its readable part verified
     damaged = 4,     ///< a file cannot be read or is damaged
 };
 
@@ -32,8 +34,9 @@ constexpr std::array exit_codes{
     row{exit_code::differences, "differences", "diff: the worlds differ"},
     row{exit_code::usage, "usage", "usage error: missing, unknown or malformed arguments"},
     row{exit_code::incomplete, "incomplete",
-        "check: the replay was cut short (a crashed writer); its readable part verified.\n"
-        "                  With --allow-incomplete this is 0 (the note is still printed)"},
+        "check, trace: the replay was cut short (a crashed writer); its readable part\n"
+        "                  verified (trace: and no file written). With --allow-incomplete this is 0\n"
+        "                  (the note is still printed)"},
     row{exit_code::damaged, "damaged",
         "a file cannot be read (missing, not a retcon file, a format version this\n"
         "                  build does not read) or is damaged (checksum, truncation, structure)"},
@@ -156,17 +159,53 @@ int cmd_dump(const std::string &path, std::optional<std::uint64_t> frame) {
     return status(exit_code::ok);
 }
 
+/// Writes the replay's own timeline (net/include/retcon/net/replay_trace.hpp). A replay cut short
+/// is traced only with @p allow_incomplete, as `check` calls it clean only then.
+int cmd_trace(const std::string &path, const std::string &out, bool allow_incomplete) {
+    auto kind = retcon::detect_file_kind(path);
+    if (!kind) return fail(kind.err());
+    if (*kind == retcon::file_kind::unknown)
+        return fail({retcon::errc::bad_magic, path + ": not a retcon snapshot (.rcs) or replay (.rcr) file"});
+    if (*kind == retcon::file_kind::snapshot) { // one instant: the command line is wrong
+        std::fprintf(stderr, "retcon: %s: a snapshot, not a replay (.rcr): only replays have a timeline\n",
+                     path.c_str());
+        return status(exit_code::usage);
+    }
+    auto r = retcon::replay_reader::open(path);
+    if (!r) return fail(r.err());
+    if (!r->complete()) {
+        print_notes({incomplete_note(path, *r)});
+        if (!allow_incomplete) {
+            std::fprintf(stderr, "retcon: no trace written: pass --allow-incomplete to trace the readable part\n");
+            return status(exit_code::incomplete);
+        }
+    }
+    auto summary = retcon::write_replay_trace(*r, out);
+    if (!summary) return fail(summary.err());
+    std::printf("%s: %llu frames, %llu keyframes, %llu joins, %llu leaves, %llu replaced inputs; one frame every "
+                "%.3f ms (1 / tick_hz)\n",
+                out.c_str(), static_cast<unsigned long long>(summary->frames),
+                static_cast<unsigned long long>(summary->keyframes), static_cast<unsigned long long>(summary->joins),
+                static_cast<unsigned long long>(summary->leaves),
+                static_cast<unsigned long long>(summary->replaced_inputs), static_cast<double>(summary->tick_ns) / 1e6);
+    std::printf("  note: this is the file's own timeline, timed frame x tick period; per-system slices need the "
+                "game's step\n  (the demo: demo_client --replay %s --headless --trace OUT)\n",
+                path.c_str());
+    return status(exit_code::ok);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files"};
+    CLI::App app{"retcon: inspect, check, diff and dump retcon snapshot (.rcs) and replay (.rcr) files, and trace a "
+                 "replay's timeline"};
     app.footer(retcon::tools::exit_code_help(exit_codes, 12));
     app.require_subcommand(1);
     app.set_version_flag("--version", std::to_string(retcon::version.major) + "." +
                                           std::to_string(retcon::version.minor) + "." +
                                           std::to_string(retcon::version.patch));
 
-    std::string file, file_b;
+    std::string file, file_b, out;
     bool json = false;
     bool allow_incomplete = false;
     std::size_t max_entities = 64;
@@ -186,6 +225,10 @@ int main(int argc, char **argv) {
     auto *dump = app.add_subcommand("dump", "JSON: entities and components, fields by name");
     dump->add_option("FILE", file, "snapshot or replay file")->required();
     dump->add_option("--frame", frame, "replay frame (the nearest keyframe at or before it)");
+    auto *trace = app.add_subcommand("trace", "a replay's timeline as Trace Event Format JSON (ui.perfetto.dev)");
+    trace->add_option("FILE", file, "replay file")->required();
+    trace->add_option("--out", out, "the trace to write (JSON)")->required();
+    trace->add_flag("--allow-incomplete", allow_incomplete, "trace the readable part of a replay cut short");
 
     try {
         app.parse(argc, argv);
@@ -203,5 +246,6 @@ int main(int argc, char **argv) {
     if (check->parsed()) return cmd_check(file, allow_incomplete);
     if (diff->parsed()) return cmd_diff(file, file_b, json, max_entities);
     if (dump->parsed()) return cmd_dump(file, frame);
+    if (trace->parsed()) return cmd_trace(file, out, allow_incomplete);
     return status(exit_code::usage);
 }

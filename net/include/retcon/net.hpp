@@ -13,6 +13,7 @@
 #include "net/fwd.hpp"
 #include "net/protocol.hpp"
 #include "net/reconnect_token.hpp"
+#include "net/replay_trace.hpp"
 #include "net/server_session.hpp"
 #include "net/session_config.hpp"
 #include "net/sim_network.hpp"

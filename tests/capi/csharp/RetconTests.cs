@@ -24,6 +24,7 @@ using System.IO;
 using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
 
 static class Native {
     // The library's soname: Main dlopens the path it is given first (see Run), and the dynamic
@@ -31,6 +32,7 @@ static class Native {
     public const string Lib = "libretcon_c.so.0";
 
     public const int RC_OK = 0;
+    public const int RC_ERR_ARGUMENT = 2;
     public const int RC_ERR_NOT_FOUND = 11;
 
     public const uint RC_I8 = 2, RC_I32 = 4, RC_U8 = 6, RC_U32 = 8, RC_U64 = 9, RC_F32 = 10;
@@ -155,6 +157,8 @@ static class Native {
         public uint reconnect_attempts, reconnect_backoff_ms, reconnect_max_backoff_ms;
         public uint telemetry_frames;
         public IntPtr telemetry_clock, telemetry_clock_user;
+        public uint trace_records, trace_pid; // since version 3 (docs/c-api.md, "Traces")
+        public IntPtr trace_process_name, trace_clock, trace_clock_user;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -249,6 +253,10 @@ static class Native {
     [DllImport(Lib)] public static extern int rc_client_next_event(IntPtr client, ref rc_event ev, out int has);
     [DllImport(Lib)] public static extern int rc_client_leave(IntPtr client);
     [DllImport(Lib)] public static extern int rc_client_get_info(IntPtr client, ref rc_client_info info);
+    [DllImport(Lib)] public static extern int rc_client_write_trace(IntPtr client, string path);
+    [DllImport(Lib)] public static extern int rc_client_trace_name(IntPtr client, string name, out uint id);
+    [DllImport(Lib)] public static extern int rc_client_trace_begin(IntPtr client, uint id);
+    [DllImport(Lib)] public static extern int rc_client_trace_end(IntPtr client);
     [DllImport(Lib)] public static extern int rc_client_stats(IntPtr client, ref rc_session_stats stats);
 }
 
@@ -544,6 +552,8 @@ static unsafe class RetconTests {
         public readonly Dictionary<ulong, ulong> hashes = new Dictionary<ulong, ulong>(); // after frame f
         public readonly int[] events = new int[Native.RC_EVENT_KINDS];
         public int steps, resimulated_steps;
+        public bool traced; // a "csharp step" slice of the game's around each step (docs/c-api.md, "Traces")
+        public uint slice;
     }
 
     static Schema match_schema;
@@ -605,6 +615,7 @@ static unsafe class RetconTests {
             if (has == 0) return;
             Check(request.world == p.world, p.name + ": a request for another world");
             Check(!p.server || request.resimulating == 0, "the server re-simulates frame " + request.inputs.frame);
+            if (p.traced) Call(Native.rc_client_trace_begin(p.session, p.slice), p.name + ": trace_begin", LastError(p));
             try {
                 StepMatch(request.world, ref request.inputs);
             } catch (TestFailure e) {
@@ -613,6 +624,7 @@ static unsafe class RetconTests {
                 else Native.rc_client_request_failed(p.session, e.Message);
                 throw;
             }
+            if (p.traced) Call(Native.rc_client_trace_end(p.session), p.name + ": trace_end", LastError(p));
             ulong h;
             Call(Native.rc_world_hash(p.world, out h), "rc_world_hash", Native.rc_world_last_error(p.world));
             p.hashes[request.inputs.frame] = h; // a re-simulation overwrites the predicted frame
@@ -743,9 +755,15 @@ static unsafe class RetconTests {
             options.struct_size = (uint)sizeof(Native.rc_client_options);
             options.name = CString(c.name);
             options.connect_timeout_ms = 5000;
+            if (i == 0) options.trace_records = 1u << 16; // client a keeps a trace
             Call(Native.rc_client_create(ref config, c.world, c.transport, IntPtr.Zero, IntPtr.Zero, ref options,
                                          out c.session),
                  c.name + ": rc_client_create", Native.rc_last_error());
+            if (i == 0) {
+                Call(Native.rc_client_trace_name(c.session, "csharp step", out c.slice), c.name + ": trace_name",
+                     LastError(c));
+                c.traced = true;
+            }
             clients[i] = c;
         }
 
@@ -809,6 +827,19 @@ static unsafe class RetconTests {
             Check(c.events[Native.RC_EVENT_MATCH_ENDED] == 1, c.name + " was not told the match ended");
         Console.WriteLine("match: server at frame " + ServerInfo(server).frame + " (" + server.steps + " steps), " +
                           rollbacks + " rollbacks, 0 desyncs, finished " + (now - ended_at) + " ms after end_match");
+
+        // Client a's trace: one "csharp step" slice per step it ran; client b keeps none.
+        string trace =
+            Path.Combine(Path.GetTempPath(), "retcon_csharp_trace_" + Process.GetCurrentProcess().Id + ".json");
+        Call(Native.rc_client_write_trace(clients[0].session, trace), "rc_client_write_trace", LastError(clients[0]));
+        const string slice = "\"name\":\"csharp step\",\"cat\":\"retcon\",\"ph\":\"X\",[^}]*\"tid\":3,"; // game track
+        int slices = Regex.Matches(File.ReadAllText(trace), slice).Count;
+        File.Delete(trace);
+        Check(slices == clients[0].steps, "the trace has " + slices + " csharp step slices for " + clients[0].steps +
+                                              " steps");
+        Check(Native.rc_client_write_trace(clients[1].session, trace) == Native.RC_ERR_ARGUMENT,
+              "client b wrote a trace it does not keep");
+        Console.WriteLine("trace: " + slices + " csharp step slices");
 
         foreach (Peer c in clients) Native.rc_client_destroy(c.session);
         Native.rc_server_destroy(server.session);
