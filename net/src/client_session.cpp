@@ -830,11 +830,8 @@ client_session::~client_session() = default;
 void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
 bool client_session::tick(std::span<const std::byte> input) {
-    if (impl_->stages) {
-        step_requests requests = impl_->tick_program(input);
-        return internal::run_traced(requests, impl_->step, impl_->stages);
-    }
-    return impl_->tick_program(input).run(impl_->step);
+    step_requests requests = impl_->tick_program(input);
+    return impl_->stages ? internal::run_traced(requests, impl_->step, impl_->stages) : requests.run(impl_->step);
 }
 step_requests client_session::tick_requests(std::span<const std::byte> input) { return impl_->tick_program(input); }
 bool client_session::next_event(session_event &out) { return impl_->events.pop(out); }

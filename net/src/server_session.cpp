@@ -683,12 +683,10 @@ bool server_session::should_tick(std::uint64_t now_ms) const {
     return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
 }
 void server_session::tick() {
-    if (impl_->stages) {
-        step_requests requests = impl_->tick_program();
-        (void)internal::run_traced(requests, impl_->step, impl_->stages);
-        return;
-    }
-    impl_->tick_program().run(impl_->step);
+    step_requests requests = impl_->tick_program();
+    if (impl_->stages) (void)internal::run_traced(requests, impl_->step, impl_->stages);
+    else
+        (void)requests.run(impl_->step);
 }
 step_requests server_session::tick_requests() { return impl_->tick_program(); }
 bool server_session::next_event(session_event &out) { return impl_->events.pop(out); }
