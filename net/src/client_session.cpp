@@ -14,9 +14,11 @@
 #include "forensics.hpp"
 #include "input_queue.hpp"
 #include "rate_meter.hpp"
+#include "receive_slice.hpp"
 #include "reconnection.hpp"
 #include "rollback.hpp"
 #include "snapshot_transfer.hpp"
+#include "stage_trace.hpp"
 #include "telemetry_ring.hpp"
 #include "tick_guard.hpp"
 #include "time_sync.hpp"
@@ -73,7 +75,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::telemetry_ring<frame_telemetry> telemetry;          // the last frames (docs/net.md, "Telemetry")
     std::uint64_t telemetry_in = 0, telemetry_out = 0;            // byte totals at the last tick's end
     std::unique_ptr<trace_recorder> tracer;                       // null: no trace (docs/net.md, "Reading a trace")
+    internal::stage_trace stages;                                 // the step's stages, when traced
     double traced_rtt = -1, traced_ahead = -1, traced_delay = -1; // counters as last recorded
+    double traced_in = -1, traced_out = -1;
 
     frame_t current = 0;
     bool ticking = false; // a tick's step requests are not all stepped
@@ -124,6 +128,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             trace_options traced = opt.trace;
             if (traced.process_name.empty()) traced.process_name = "retcon client";
             tracer = std::make_unique<trace_recorder>(traced);
+            stages.reset(tracer.get(), step);
         }
     }
 
@@ -250,6 +255,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+        const internal::receive_slice traced{tracer.get(), data};
         bytes_in += data.size();
         last_recv = now;
         if (interrupted) {
@@ -505,6 +511,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         note(trace_name::rtt_ms, st.rtt_ms, traced_rtt);
         note(trace_name::frames_ahead, st.frames_ahead, traced_ahead);
         note(trace_name::input_delay, delay.frames(), traced_delay);
+        note(trace_name::bytes_in_per_s, st.bytes_in_per_s, traced_in);
+        note(trace_name::bytes_out_per_s, st.bytes_out_per_s, traced_out);
     }
 
     /// A player's input delay adapts to the round trip once it is known (docs/net.md, "Input delay").
@@ -607,8 +615,13 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
                 for (frame_t f = from; f < current; ++f) {
                     const std::uint64_t resim_at = tr ? tr->now() : 0;
                     rollback.before(w, f);
+                    const std::uint64_t resim_step = tr ? tr->now() : 0;
                     co_yield request(f);
-                    if (tr) tr->complete(trace_id(trace_name::resimulate), resim_at, tr->now(), trace_track::tick, f);
+                    if (tr) {
+                        const std::uint64_t end = tr->now();
+                        tr->complete(trace_id(trace_name::step), resim_step, end, trace_track::tick, f);
+                        tr->complete(trace_id(trace_name::resimulate), resim_at, end, trace_track::tick, f);
+                    }
                 }
                 if (tr)
                     tr->complete(trace_id(trace_name::rollback), rollback_start, tr->now(), trace_track::tick,
@@ -772,7 +785,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         const std::uint64_t poll_start = tracer ? tracer->now() : 0, received_before = bytes_in;
         net.poll(now, *this);
         if (tracer && bytes_in != received_before)
-            tracer->complete(trace_id(trace_name::receive), poll_start, tracer->now(), trace_track::network,
+            tracer->complete(trace_id(trace_name::poll), poll_start, tracer->now(), trace_track::network,
                              static_cast<std::int64_t>(bytes_in - received_before));
         if (again.due(now)) start_attempt();
         if (state == client_state::connecting && !again.waiting() && opt.connect_timeout_ms != 0 &&
@@ -826,7 +839,10 @@ client_session::~client_session() = default;
 
 void client_session::poll(std::uint64_t now_ms) { impl_->poll(now_ms); }
 bool client_session::should_tick(std::uint64_t now_ms) { return impl_->should_tick(now_ms); }
-bool client_session::tick(std::span<const std::byte> input) { return impl_->tick_program(input).run(impl_->step); }
+bool client_session::tick(std::span<const std::byte> input) {
+    step_requests requests = impl_->tick_program(input);
+    return impl_->stages ? internal::run_traced(requests, impl_->step, impl_->stages) : requests.run(impl_->step);
+}
 step_requests client_session::tick_requests(std::span<const std::byte> input) { return impl_->tick_program(input); }
 bool client_session::next_event(session_event &out) { return impl_->events.pop(out); }
 void client_session::leave() { impl_->leave(); }

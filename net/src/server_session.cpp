@@ -12,12 +12,14 @@
 #include "confirmed_stream.hpp"
 #include "desync_verifier.hpp"
 #include "match_recording.hpp"
+#include "receive_slice.hpp"
 #include <retcon/internal/refusal_limiter.hpp>
 #include "server_connections.hpp"
 #include "server_hello.hpp"
 #include "slot_inputs.hpp"
 #include "slot_table.hpp"
 #include "snapshot_transfer.hpp"
+#include "stage_trace.hpp"
 #include "telemetry_ring.hpp"
 #include "tick_guard.hpp"
 #include "time_sync.hpp"
@@ -75,9 +77,10 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         std::uint64_t in = 0, out = 0;
     };
     std::vector<slot_telemetry> per_slot;
-    std::uint64_t bytes_in = 0, bytes_out = 0; // every connection's, since the start
-    std::unique_ptr<trace_recorder> tracer;    // null: no trace (docs/net.md, "Reading a trace")
-    double traced_players = -1;                // the players counter as last recorded
+    std::uint64_t bytes_in = 0, bytes_out = 0;    // every connection's, since the start
+    std::unique_ptr<trace_recorder> tracer;       // null: no trace (docs/net.md, "Reading a trace")
+    internal::stage_trace stages;                 // the step's stages, when traced
+    double traced_players = -1, traced_sent = -1; // the counters as last recorded
     std::uint64_t telemetry_in = 0, telemetry_out = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
@@ -98,6 +101,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             trace_options traced = opt.trace;
             if (traced.process_name.empty()) traced.process_name = "retcon server";
             tracer = std::make_unique<trace_recorder>(traced);
+            stages.reset(tracer.get(), step);
         }
         limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
@@ -380,6 +384,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     }
 
     void on_receive(peer_id peer, wire::channel ch, std::span<const std::byte> data) override {
+        const internal::receive_slice traced{tracer.get(), data};
         conn *found = conns.find(peer);
         if (!found) return;
         conn &c = *found;
@@ -469,7 +474,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (checksum || recorder || recording.recording()) h = hash(w);
         if (checksum) verifier.note(w, f, f / cfg.checksum_interval, h);
         if (tr) traced = trace_span(trace_name::hash, traced, f);
-        if (recording.recording()) recording_failed(recording.add(fi, w, h));
+        if (recording.recording()) recording_failed(recording.add(fi, w, h, tr));
         if (recorder) recorder(fi, w, h);
         if (tr) traced = trace_span(trace_name::record, traced, f);
         ++next_frame;
@@ -477,7 +482,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         broadcast();
         if (tr) {
             trace_span(trace_name::send, traced, static_cast<std::int64_t>(bytes_out - sent_before));
-            close_trace(traced_tick, f);
+            close_trace(traced_tick, f, bytes_out - sent_before);
         }
         if (timed) note_tick(fi, tick_start, step_start, step_end);
         co_return true;
@@ -490,13 +495,15 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         tracer->complete(trace_id(n), start, end, trace_track::tick, arg);
         return end;
     }
-    /// The tick slice from @p start, and the players counter when it changed.
-    void close_trace(std::uint64_t start, frame_t f) {
+    /// The tick slice from @p start, and the counters that changed: players, and @p sent bytes.
+    void close_trace(std::uint64_t start, frame_t f, std::uint64_t sent) {
         tracer->complete(trace_id(trace_name::tick), start, tracer->now(), trace_track::tick, f);
-        if (const auto n = static_cast<double>(slots.occupied()); n != traced_players) {
-            tracer->counter(trace_id(trace_name::players), n);
-            traced_players = n;
-        }
+        const auto note = [this](trace_name n, double v, double &last) {
+            if (v != last) tracer->counter(trace_id(n), v);
+            last = v;
+        };
+        note(trace_name::players, static_cast<double>(slots.occupied()), traced_players);
+        note(trace_name::bytes_out, static_cast<double>(sent), traced_sent);
     }
 
     // ---------------------------------------------------------------- telemetry (docs/net.md)
@@ -579,7 +586,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         const std::uint64_t poll_start = tracer ? tracer->now() : 0, received_before = bytes_in;
         net.poll(t, *this);
         if (tracer && bytes_in != received_before)
-            tracer->complete(trace_id(trace_name::receive), poll_start, tracer->now(), trace_track::network,
+            tracer->complete(trace_id(trace_name::poll), poll_start, tracer->now(), trace_track::network,
                              static_cast<std::int64_t>(bytes_in - received_before));
         std::vector<peer_id> silent;
         for (auto &[peer, c] : conns) {
@@ -675,7 +682,12 @@ bool server_session::ended() const noexcept { return impl_->ended; }
 bool server_session::should_tick(std::uint64_t now_ms) const {
     return impl_->started && !impl_->ended && static_cast<double>(now_ms) >= impl_->deadline(impl_->next_frame);
 }
-void server_session::tick() { impl_->tick_program().run(impl_->step); }
+void server_session::tick() {
+    step_requests requests = impl_->tick_program();
+    if (impl_->stages) (void)internal::run_traced(requests, impl_->step, impl_->stages);
+    else
+        (void)requests.run(impl_->step);
+}
 step_requests server_session::tick_requests() { return impl_->tick_program(); }
 bool server_session::next_event(session_event &out) { return impl_->events.pop(out); }
 void server_session::end_match() { impl_->end_match(); }

@@ -2,9 +2,25 @@
 
 #include <new>
 
+#include "stage_trace.hpp"
+
 namespace retcon {
 
 namespace {
+/// Steps every request of @p requests with `one(request)`; one that throws abandons the rest.
+template<class One>
+bool step_all(step_requests &requests, One &&one) {
+    while (const step_request *r = requests.next()) {
+        try {
+            one(*r);
+        } catch (const std::exception &e) {
+            requests.abandon("the step of frame " + std::to_string(r->inputs.frame()) + " threw: " + e.what());
+            throw;
+        }
+    }
+    return requests.result();
+}
+
 // Before each frame: the coroutine_memory it came from, or nullptr for the heap. 16 bytes keep
 // the frame aligned for anything new would align.
 constexpr std::size_t frame_header = 16;
@@ -50,15 +66,11 @@ bool step_requests::done() const noexcept { return !h_ || h_.done(); }
 bool step_requests::result() const noexcept { return h_ && h_.done() && h_.promise().value; }
 
 bool step_requests::run(const step_function &step) {
-    while (const step_request *r = next()) {
-        try {
-            step(*r->target, r->inputs);
-        } catch (const std::exception &e) {
-            abandon("the step of frame " + std::to_string(r->inputs.frame()) + " threw: " + e.what());
-            throw;
-        }
-    }
-    return result();
+    return step_all(*this, [&step](const step_request &r) { step(*r.target, r.inputs); });
+}
+
+bool internal::run_traced(step_requests &requests, const step_function &step, const stage_trace &stages) {
+    return step_all(requests, [&](const step_request &r) { stages.step(step, r); });
 }
 
 void step_requests::abandon(std::string why) {

@@ -22,12 +22,14 @@ constexpr builtin builtins[] = {
     {"tick", "frame", ""},       {"rollback", "depth", "first_wrong"},
     {"resimulate", "frame", ""}, {"step", "frame", ""},
     {"save", "frame", ""},       {"checksum", "", ""},
-    {"send", "bytes", ""},       {"receive", "bytes", ""},
+    {"send", "bytes", ""},       {"receive", "bytes", "kind"},
     {"hash", "frame", ""},       {"record", "frame", ""},
     {"confirm", "replaced", ""}, {"stall", "", ""},
     {"rtt_ms", "", ""},          {"frames_ahead", "", ""},
     {"input_delay", "", ""},     {"players", "", ""},
-    {"bytes_out", "", ""},
+    {"bytes_out", "", ""},       {"keyframe", "bytes", ""},
+    {"poll", "bytes", ""},       {"bytes_in_per_s", "", ""},
+    {"bytes_out_per_s", "", ""},
 };
 static_assert(std::size(builtins) == static_cast<std::size_t>(trace_name::event));
 } // namespace

@@ -45,13 +45,13 @@ TEST_CASE("keeping and reading telemetry allocates nothing in a warm match", "[n
 
 TEST_CASE("keeping a trace allocates nothing in a warm match", "[net][allocations][trace]") {
     // Rings far shorter than the measured window, so records and texts turn over while counted;
-    // the default clock (steady_clock) is read.
+    // the default clock (steady_clock) is read. Structured steps, so the stages' slices are kept.
     const trace_options trace{.records = 512};
-    sim_match m{23, 2};
+    sim_match m{23, 2, game_config(2), {.server_step = structured_game_step()}};
     m.use_server_options({.trace = trace});
     const link_conditions link{40, 10, 0.05, 0.0, 0.02};
-    m.add_client(link, link, {.trace = trace});
-    m.add_client(link, link, {.trace = trace});
+    m.add_client(link, link, {.trace = trace}, structured_game_step());
+    m.add_client(link, link, {.trace = trace}, structured_game_step());
     const allocation_window window = measure_warm_allocations(m, [&m] { m.step(); });
     INFO("rollbacks during the measured window: " << window.rollbacks);
     CHECK(window.rollbacks > 0);

@@ -32,8 +32,9 @@ struct trace_clock {
 struct trace_options {
     /// @brief Records kept: the newest ones, the oldest overwritten first; the storage is taken
     /// when the session is constructed. 0: no trace (each hook is one null check, the clock is
-    /// never read). A record is 40 bytes; a tick takes about 6, a rollback one more per frame
-    /// re-simulated, a poll that received packets one (docs/net.md, "Reading a trace").
+    /// never read). A record is 40 bytes; a tick takes about 6, a rollback two more per frame
+    /// re-simulated, a structured step one per stage of each frame stepped, a poll that received
+    /// packets one plus one per packet (docs/net.md, "Reading a trace").
     std::uint32_t records = 0;
     trace_clock clock{};        ///< what timestamps are read from
     std::string process_name{}; ///< the process track's name; empty: "retcon client" or "retcon server"
@@ -52,24 +53,28 @@ using trace_name_id = std::uint16_t;
 
 /// @brief The names the sessions record, known to every recorder (docs/net.md, "Reading a trace").
 enum class trace_name : trace_name_id {
-    tick,         ///< slice: one tick (arg frame)
-    rollback,     ///< slice: restore and re-simulate (args depth, first_wrong)
-    resimulate,   ///< slice: one frame simulated again (arg frame)
-    step,         ///< slice: the game's step of a frame (arg frame)
-    save,         ///< slice: the world kept at a frame's start (arg frame)
-    checksum,     ///< slice: hashes computed for the server to compare
-    send,         ///< slice: inputs or frames sent (arg bytes)
-    receive,      ///< slice: packets handled by poll, on the network track (arg bytes)
-    hash,         ///< slice: the world hashed after a frame (server)
-    record,       ///< slice: the frame added to the replay (server)
-    confirm,      ///< slice: the frame's inputs confirmed (server, arg replaced)
-    stall,        ///< instant: the tick was refused (the prediction window is full)
-    rtt_ms,       ///< counter: smoothed round trip
-    frames_ahead, ///< counter: frames ahead of the server
-    input_delay,  ///< counter: this player's input delay in frames
-    players,      ///< counter: occupied player slots (server)
-    bytes_out,    ///< counter: payload bytes sent by the tick (server)
-    event,        ///< the first session event's name; event kind k is `event + k`
+    tick,            ///< slice: one tick (arg frame)
+    rollback,        ///< slice: restore and re-simulate (args depth, first_wrong)
+    resimulate,      ///< slice: one frame simulated again (arg frame)
+    step,            ///< slice: the game's step of a frame (arg frame); a structured step's stages inside it
+    save,            ///< slice: the world kept at a frame's start (arg frame)
+    checksum,        ///< slice: hashes computed for the server to compare
+    send,            ///< slice: inputs or frames sent (arg bytes)
+    receive,         ///< slice: one packet handled, on the network track (args bytes, kind)
+    hash,            ///< slice: the world hashed after a frame (server)
+    record,          ///< slice: the frame added to the replay (server)
+    confirm,         ///< slice: the frame's inputs confirmed (server, arg replaced)
+    stall,           ///< instant: the tick was refused (the prediction window is full)
+    rtt_ms,          ///< counter: smoothed round trip
+    frames_ahead,    ///< counter: frames ahead of the server
+    input_delay,     ///< counter: this player's input delay in frames
+    players,         ///< counter: occupied player slots (server)
+    bytes_out,       ///< counter: payload bytes the tick sent (server)
+    keyframe,        ///< slice: the replay's keyframe written, inside record (server, arg bytes)
+    poll,            ///< slice: a poll that received packets, on the network track (arg bytes)
+    bytes_in_per_s,  ///< counter: payload bytes received per second (client, session_stats)
+    bytes_out_per_s, ///< counter: payload bytes sent per second (client, session_stats)
+    event,           ///< the first session event's name; event kind k is `event + k`
 };
 
 /// @brief The id of built-in name @p n.
