@@ -16,6 +16,8 @@ fuzzers=(snapshot_file_fuzz replay_reader_fuzz packet_decoder_fuzz capi_fuzz cap
 scripts/setup.sh --fuzz
 CC=clang CXX=clang++ cmake -S . -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DRETCON_BUILD_FUZZERS=ON \
   -DRETCON_BUILD_BENCHMARKS=OFF \
   -DRETCON_BUILD_EXAMPLES=OFF \
