@@ -78,8 +78,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     std::unique_ptr<trace_recorder> tracer;                       // null: no trace (docs/net.md, "Reading a trace")
     double traced_rtt = -1, traced_ahead = -1, traced_delay = -1; // counters as last recorded
     // The flight recorder (docs/net.md, "Reading a trace"): dumps of the trace on trouble.
-    std::unique_ptr<trace_writer> flight; // null: off
-    std::string flight_dir, flight_path;  // flight_path: built in storage taken up front
+    std::unique_ptr<trace_writer> own_flight; // the flight recorder's writer when none is given
+    trace_writer *flight = nullptr;           // null: off
+    std::string flight_dir, flight_path;      // flight_path: built in storage taken up front
     std::uint32_t flight_dumps = 0;
     std::uint64_t flight_stall_at = 0; // session time of the last stall dump
     bool flight_stalled = false;       // a stall has been dumped
@@ -136,7 +137,8 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             tracer = std::make_unique<trace_recorder>(traced);
         }
         if (!opt.flight_recorder_dir.empty()) {
-            flight = std::make_unique<trace_writer>();
+            if (!opt.flight_writer) own_flight = std::make_unique<trace_writer>();
+            flight = opt.flight_writer ? opt.flight_writer : own_flight.get();
             flight->reserve(*tracer);
             flight_dir = opt.flight_recorder_dir.string();
             flight_path.reserve(flight_dir.size() + 64);
@@ -168,9 +170,9 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
 
     /// Dumps the flight recorder could not write, reported once each (from poll).
     void report_flight_failures() {
-        if (!flight || flight->failed() == flight_failures) return;
-        flight_failures = flight->failed();
-        for (const trace_write_failure &f : flight->take_failures())
+        if (!own_flight || own_flight->failed() == flight_failures) return;
+        flight_failures = own_flight->failed();
+        for (const trace_write_failure &f : own_flight->take_failures())
             emit(session_event_kind::recording_failed, current, slot, f.path.string() + ": " + f.why).path =
                 f.path.string();
     }
@@ -897,7 +899,7 @@ std::size_t client_session::telemetry(std::span<frame_telemetry> out) const noex
 std::size_t client_session::telemetry_capacity() const noexcept { return impl_->telemetry.capacity(); }
 
 trace_recorder *client_session::trace() noexcept { return impl_->tracer.get(); }
-trace_writer *client_session::flight_recorder() noexcept { return impl_->flight.get(); }
+trace_writer *client_session::flight_recorder() noexcept { return impl_->flight; }
 result<void> client_session::write_trace(const std::filesystem::path &path) const {
     if (!impl_->tracer)
         return {errc::invalid_argument, "this session keeps no trace (client_options::trace.records is 0)"};

@@ -28,15 +28,20 @@ std::vector<std::string> ending(const std::vector<std::string> &names, std::stri
 TEST_CASE("a desync writes the server's trace beside its forensic files and the client's flight recording",
           "[net][trace][flight][forensics]") {
     temp_dir server_dir, client_dir;
+    // Writers whose queues hold every dump of the run, so none depends on how fast the writer
+    // thread is (each session's own writer holds 2 and drops the rest, counted).
+    trace_writer server_writer{trace_writer_options{.queue = 64}}, client_writer{trace_writer_options{.queue = 64}};
     sim_match m{13, 2};
     server_options so;
     so.forensics_dir = server_dir.path();
     so.trace.records = 1u << 14;
+    so.flight_writer = &server_writer;
     m.use_server_options(so);
     const link_conditions link{25, 5, 0.0};
     m.add_client(link, link);
     client_options co;
     co.flight_recorder_dir = client_dir.path(); // trace.records 0: the flight recorder's default ring
+    co.flight_writer = &client_writer;
     auto &bad = m.add_client(link, link, co);
     REQUIRE(bad.session->trace() != nullptr);
     CHECK(bad.session->trace()->capacity() == flight_recorder_records);
@@ -66,9 +71,12 @@ TEST_CASE("a desync writes the server's trace beside its forensic files and the 
         CHECK(c.summary.slices.at("tick") > 0);
         CHECK(c.summary.instants.count("desync_detected") == 1); // dumped after the event
     }
-    CHECK(m.server->flight_recorder()->failed() == 0);
+    CHECK(server_writer.failed() == 0);
+    CHECK(server_writer.dropped() == 0);
 
     // The client: a dump for its desync and one for its resynchronization, sorted by frame.
+    CHECK(client_writer.dropped() == 0);
+    CHECK(bad.session->flight_recorder() == &client_writer);
     const auto flights = client_dir.entries();
     const auto desyncs = ending(flights, "-desync.json");
     const auto resyncs = ending(flights, "-resync.json");

@@ -84,6 +84,13 @@ struct client_options {
      * Empty: off.
      */
     std::filesystem::path flight_recorder_dir{};
+    /**
+     * @brief The writer the flight recorder's dumps go through. Null: the session starts its own
+     * when `flight_recorder_dir` is set and reports its failures as `recording_failed`; a writer
+     * given here is shared (several sessions of one process) and its failures are its owner's to
+     * read. It must outlive the session.
+     */
+    trace_writer *flight_writer = nullptr;
 };
 
 /// @brief Records a client's flight recorder keeps when `client_options::trace.records` is 0
