@@ -21,6 +21,7 @@ struct client_settings {
     std::int64_t debug_desync = -1;  ///< this client's "movement" system misbehaves at this frame (desync drill)
     std::int64_t debug_corrupt = -1; ///< corrupt the world between frames at this frame (desync drill)
     std::string trace;               ///< write the session's trace here when leaving ("" = none)
+    std::string flight_recorder;     ///< the flight recorder's directory ("" = off)
     double duration_s = 0;           ///< leave after this long (0: until the match ends)
     double speed = 1.0;              ///< replay playback speed
     std::uint32_t connect_timeout_ms = 5000; ///< give up if the server has not welcomed us by then

@@ -72,6 +72,7 @@ bool live_match::open_session() {
     opt.reconnect_token = stored_;                  // empty: a new player
     opt.join_token = join_token_;                   // a reconnection presents it again, with the reconnect token
     if (!s_.trace.empty()) opt.trace.records = trace_records; // the newest records, written by finish()
+    opt.flight_recorder_dir = s_.flight_recorder;             // empty: off
     session_ = std::make_unique<client_session>(config_, world_, game::structured(game_), *net_, opt);
     if (hash_log_.is_open())
         session_->on_confirmed_hash([this](frame_t f, std::uint64_t h) { hash_log_ << f << ' ' << h << '\n'; });
@@ -192,6 +193,12 @@ int live_match::finish() {
             std::printf("  trace: %s (%zu records)\n", s_.trace.c_str(), session_->trace()->size());
         else
             std::fprintf(stderr, "demo_client: could not write the trace: %s\n", written.message().c_str());
+    }
+    if (trace_writer *flight = session_->flight_recorder()) {
+        flight->flush(); // the dumps queued are on disk before the summary says so
+        std::printf("  flight recorder: %llu dumps in %s (%llu not written)\n",
+                    static_cast<unsigned long long>(flight->written()), s_.flight_recorder.c_str(),
+                    static_cast<unsigned long long>(flight->failed() + flight->dropped()));
     }
     std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs_));
     if (!verdict_.empty()) std::printf("desync verdict: %s\n", verdict_.c_str());

@@ -49,6 +49,9 @@ int main(int argc, char **argv) {
     app.add_option("--trace", s.trace,
                    "write the match's trace here when leaving (Trace Event Format JSON: open it in ui.perfetto.dev); "
                    "with --replay --headless: the re-simulated replay's trace");
+    app.add_option("--flight-recorder", s.flight_recorder,
+                   "on a desync, resync or stall, write the last seconds of trace to DIR/flight-<frame>-<why>.json "
+                   "(the directory must exist)");
     app.add_option("--debug-desync", s.debug_desync,
                    "make the \"movement\" system non-deterministic at this frame, to show the server naming it");
     app.add_option("--debug-corrupt", s.debug_corrupt,

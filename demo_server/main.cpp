@@ -48,6 +48,9 @@ int main(int argc, char **argv) {
     app.add_option("--trace", s.trace,
                    "write the first match's trace here when it ends (Trace Event Format JSON: open it in "
                    "ui.perfetto.dev)");
+    app.add_option("--trace-dir", s.trace_dir,
+                   "write each match's trace to DIR/<match id>.trace.json when it ends (not with --trace)")
+        ->excludes("--trace");
     app.add_option("--forensics", s.forensics_dir, "directory for desync snapshots (retcon diff them)");
     app.add_option("--seed", s.seed, "world seed")->capture_default_str();
     app.add_option("--match-limit", s.match_limit, "serve this many matches, then drain and exit (0: no limit)")

@@ -94,6 +94,7 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
     if (s.duration_s > 0 && !o.token_keys.empty() && o.match_limit == 0) o.match_limit = o.max_matches;
     o.single_replay_path = s.record;
     o.single_trace_path = s.trace;
+    o.trace_dir = s.trace_dir;
     o.session.max_spectators = s.max_spectators;
     o.session.forensics_dir = s.forensics_dir;
     return o;

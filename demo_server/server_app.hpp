@@ -19,6 +19,7 @@ struct server_settings {
     std::string fleet = "demo";          ///< the fleet tokens must name
     std::string record;                  ///< the first match's replay file ("" = none)
     std::string trace;                   ///< the first match's trace, written when it ends ("" = none)
+    std::string trace_dir;               ///< every match's trace as DIR/<match id>.trace.json ("" = none)
     std::string replay_dir;              ///< every match's replay as DIR/<match id>.rcr
     double duration_s = 0;               ///< each match ends after this long (0: when its players leave)
     double drain_grace_s = 30;           ///< SIGTERM: running matches may go on this long

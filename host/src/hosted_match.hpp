@@ -37,7 +37,8 @@ struct hosted_match {
     std::uint64_t empty_since_us = 0;
     std::uint64_t joins = 0;
     std::filesystem::path replay;
-    std::filesystem::path trace; ///< written when the match ends (host_options::single_trace_path)
+    std::filesystem::path trace; ///< written when the match ends (host_options::single_trace_path, trace_dir)
+    bool trace_queued = false;   ///< trace goes through the host's trace writer (trace_dir)
     bool recording_failed = false;
     std::string recording_error; ///< the first failure's event text: the path and why
     std::vector<slot_result> slots;

@@ -281,7 +281,8 @@ struct match_host::impl final : admission_host {
         now = now_us();
         publish();
         mux.flush();
-        results.close(); // every result written before run returns
+        results.close();           // every result written before run returns
+        (void)life.flush_traces(); // every trace written (trace_dir) or logged as not
         // A replay asked for and not written is data lost: the status says so (docs/hosting.md,
         // "Exit status"), as each such match's result and the recordings_failed counter do.
         const auto lost = metrics.live().recordings_failed;
@@ -321,7 +322,10 @@ result<std::unique_ptr<match_host>> match_host::create(host_options options, gam
                                         " exists; a replay is never overwritten (move it away or choose another path)"};
     // Replays have somewhere to go before any match opens, in both modes (docs/hosting.md,
     // "Replay directory"): a directory that is missing is made, one that cannot be is refused here.
-    for (const auto &dir : {options.replay_dir, options.single_replay_path.parent_path()}) {
+    if (!options.trace_dir.empty() && !options.single_trace_path.empty())
+        return result<std::unique_ptr<match_host>>{errc::invalid_argument,
+                                                   "match_host: trace_dir and single_trace_path: choose one"};
+    for (const auto &dir : {options.replay_dir, options.single_replay_path.parent_path(), options.trace_dir}) {
         if (dir.empty()) continue;
         if (auto ready = prepare_replay_dir(dir); !ready)
             return result<std::unique_ptr<match_host>>{ready.code(), "match_host: " + ready.message()};

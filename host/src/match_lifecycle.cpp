@@ -93,6 +93,27 @@ match_lifecycle::match_lifecycle(const host_options &options, game_factory facto
     : opt_{options}, factory_{std::move(factory)}, mux_{mux},
       scheduler_{scheduler}, live_{live}, results_{results}, log_{std::move(log)} {
     matches_.resize(opt_.max_matches);
+    if (!opt_.trace_dir.empty()) traces_ = std::make_unique<trace_writer>(trace_writer_options{.queue = 4});
+}
+
+bool match_lifecycle::report_trace_failures() {
+    if (!traces_) return true;
+    bool ok = true;
+    if (const std::uint64_t dropped = traces_->dropped(); dropped != trace_drops_) {
+        log_("traces not written: " + std::to_string(dropped - trace_drops_) +
+             " (the trace writer's queue was full; docs/hosting.md, \"Traces\")");
+        trace_drops_ = dropped;
+        ok = false;
+    }
+    if (traces_->failed() == trace_failures_) return ok;
+    trace_failures_ = traces_->failed();
+    for (const trace_write_failure &f : traces_->take_failures()) log_("could not write the trace " + f.why);
+    return false;
+}
+
+bool match_lifecycle::flush_traces() {
+    if (traces_) traces_->flush();
+    return report_trace_failures();
 }
 
 std::optional<std::size_t> match_lifecycle::find(const std::string &id) const {
@@ -167,7 +188,13 @@ result<std::size_t> match_lifecycle::open_at(std::size_t place, const std::strin
             so.trace.records = opt_.session.trace.records != 0 ? opt_.session.trace.records : 1u << 19;
             if (so.trace.process_name.empty()) so.trace.process_name = "retcon server, match " + id;
         }
+    } else if (traces_) { // every match keeps a trace, written through the writer thread
+        m->trace = opt_.trace_dir / (id + ".trace.json");
+        m->trace_queued = true;
+        if (so.trace.records == 0) so.trace.records = 1u << 17;
+        if (so.trace.process_name.empty()) so.trace.process_name = "retcon server, match " + id;
     }
+    so.flight_writer = traces_.get(); // the matches' flight recorders share the host's thread
     if (session_admission) so.admission = session_admission(place);
     // The step and the confirmed-frame callback time the parts of a tick (tick_costs). Observed,
     // not wrapped in a lambda: the step keeps its systems for desync bisection (docs/net.md,
@@ -297,7 +324,13 @@ void match_lifecycle::finish(std::size_t i, std::uint64_t now_us) {
     ++live_.matches_ended;
     log_match(m, "ended (" + m.end_reason + ") after " + std::to_string(r.final_frame) + " frames");
     results_.push(std::move(r));
-    if (!m.trace.empty() && m.session) {
+    if (m.trace_queued && m.session && m.session->trace()) {
+        // A copy of the ring on this thread; the writer thread formats and writes it.
+        if (traces_->submit(*m.session->trace(), m.trace.native()))
+            log_match(m, "trace queued for " + m.trace.string() + " (" + std::to_string(m.session->trace()->size()) +
+                             " records)");
+        (void)report_trace_failures();
+    } else if (!m.trace.empty() && m.session) {
         if (auto written = m.session->write_trace(m.trace); written)
             log_match(m, "trace written to " + m.trace.string() + " (" + std::to_string(m.session->trace()->size()) +
                              " records)");

@@ -3,6 +3,7 @@
 
 #include <retcon/host/match_host.hpp>
 #include <retcon/net/events.hpp>
+#include <retcon/net/trace_writer.hpp>
 #include <retcon/net/transport_mux.hpp>
 
 #include <cstddef>
@@ -104,6 +105,10 @@ public:
 
     void log_match(const hosted_match &m, const std::string &text) { log_("match=" + m.id + " " + text); }
 
+    /// @brief Waits for the trace writer's queued traces (host_options::trace_dir) and logs
+    /// the ones that could not be written; true if none failed since the last call.
+    bool flush_traces();
+
 private:
     result<std::size_t> open_at(std::size_t place, const std::string &id, const match_params &params,
                                 std::uint64_t now_us);
@@ -118,6 +123,11 @@ private:
     host_metrics &live_;
     result_writer &results_;
     std::function<void(std::string_view)> log_;
+    // Before matches_: the sessions' flight recorders use it until they are gone.
+    std::unique_ptr<trace_writer> traces_; // trace_dir's writer thread (null: no trace_dir)
+    /// Logs the traces the writer could not write (from the ticking thread: a check, then text).
+    bool report_trace_failures();
+    std::uint64_t trace_failures_ = 0, trace_drops_ = 0; // reported so far
     std::vector<std::unique_ptr<hosted_match>> matches_; // index: match place; null: free
     std::unordered_map<std::string, std::size_t> by_id_;
     std::uint64_t open_sequence_ = 0;

@@ -5,6 +5,7 @@
 #include <retcon/snapshot/image.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -78,6 +79,14 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     internal::stage_trace stages;                                 // the step's stages, when traced
     double traced_rtt = -1, traced_ahead = -1, traced_delay = -1; // counters as last recorded
     double traced_in = -1, traced_out = -1;
+    // The flight recorder (docs/net.md, "Reading a trace"): dumps of the trace on trouble.
+    std::unique_ptr<trace_writer> own_flight; // the flight recorder's writer when none is given
+    trace_writer *flight = nullptr;           // null: off
+    std::string flight_dir, flight_path;      // flight_path: built in storage taken up front
+    std::uint32_t flight_dumps = 0;
+    std::uint64_t flight_stall_at = 0; // session time of the last stall dump
+    bool flight_stalled = false;       // a stall has been dumped
+    std::uint64_t flight_failures = 0; // failed dumps reported
 
     frame_t current = 0;
     bool ticking = false; // a tick's step requests are not all stepped
@@ -124,12 +133,52 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         window.reserve(wire::limits::max_frames_per_packet * isz);
         local.reserve(isz);
         telemetry.reset(opt.telemetry.frames);
-        if (opt.trace.records != 0) {
+        if (opt.trace.records != 0 || !opt.flight_recorder_dir.empty()) {
             trace_options traced = opt.trace;
             if (traced.process_name.empty()) traced.process_name = "retcon client";
+            if (traced.records == 0) traced.records = flight_recorder_records;
             tracer = std::make_unique<trace_recorder>(traced);
             stages.reset(tracer.get(), step);
         }
+        if (!opt.flight_recorder_dir.empty()) {
+            if (!opt.flight_writer) own_flight = std::make_unique<trace_writer>();
+            flight = opt.flight_writer ? opt.flight_writer : own_flight.get();
+            flight->reserve(*tracer);
+            flight_dir = opt.flight_recorder_dir.string();
+            flight_path.reserve(flight_dir.size() + 64);
+        }
+    }
+
+    /// The flight recorder's answer to event @p k at @p frame: a dump of the trace for a
+    /// desync, a resynchronization or a stall's start, within the session's limits. A copy
+    /// queued to the writer: no formatting or file I/O here.
+    void flight_record(session_event_kind k, frame_t frame) {
+        const char *why = k == session_event_kind::desync_detected    ? "desync"
+                          : k == session_event_kind::resynchronized   ? "resync"
+                          : k == session_event_kind::wait_recommended ? "stall"
+                                                                      : nullptr;
+        if (!why || flight_dumps >= max_flight_dumps) return;
+        if (k == session_event_kind::wait_recommended) {
+            if (flight_stalled && now - flight_stall_at < flight_stall_spacing_ms) return;
+            flight_stalled = true;
+            flight_stall_at = now;
+        }
+        ++flight_dumps;
+        char name[48];
+        const int n = std::snprintf(name, sizeof name, "flight-%010u-%s.json", static_cast<unsigned>(frame), why);
+        flight_path.assign(flight_dir);
+        flight_path += '/';
+        flight_path.append(name, static_cast<std::size_t>(std::max(n, 0)));
+        (void)flight->submit(*tracer, flight_path); // a full queue counts the drop
+    }
+
+    /// Dumps the flight recorder could not write, reported once each (from poll).
+    void report_flight_failures() {
+        if (!own_flight || own_flight->failed() == flight_failures) return;
+        flight_failures = own_flight->failed();
+        for (const trace_write_failure &f : own_flight->take_failures())
+            emit(session_event_kind::recording_failed, current, slot, f.path.string() + ": " + f.why).path =
+                f.path.string();
     }
 
     /// Adopts the match settings of the server's welcome (the decoder has bounded them) and
@@ -206,6 +255,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
     session_event &emit(session_event_kind k, frame_t frame, int s = -1, std::string text = {}) {
         session_event &e = events.emit(k, frame, s, std::move(text));
         if (tracer) tracer->instant(trace_id(trace_name::event) + static_cast<trace_name_id>(k), e.text);
+        if (flight) flight_record(k, frame);
         return e;
     }
 
@@ -787,6 +837,7 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
         if (tracer && bytes_in != received_before)
             tracer->complete(trace_id(trace_name::poll), poll_start, tracer->now(), trace_track::network,
                              static_cast<std::int64_t>(bytes_in - received_before));
+        report_flight_failures();
         if (again.due(now)) start_attempt();
         if (state == client_state::connecting && !again.waiting() && opt.connect_timeout_ms != 0 &&
             now - std::min(now, connect_start) >= opt.connect_timeout_ms) {
@@ -874,6 +925,7 @@ std::size_t client_session::telemetry(std::span<frame_telemetry> out) const noex
 std::size_t client_session::telemetry_capacity() const noexcept { return impl_->telemetry.capacity(); }
 
 trace_recorder *client_session::trace() noexcept { return impl_->tracer.get(); }
+trace_writer *client_session::flight_recorder() noexcept { return impl_->flight; }
 result<void> client_session::write_trace(const std::filesystem::path &path) const {
     if (!impl_->tracer)
         return {errc::invalid_argument, "this session keeps no trace (client_options::trace.records is 0)"};

@@ -16,6 +16,7 @@ void desync_verifier::reset(const server_options &o) {
     budget_ = upload_budget{o.upload_budget_bytes};
     dir_ = o.forensics_dir;
     max_files_ = o.max_forensic_files;
+    traces_ = o.trace.records != 0;
     files_attempted_ = 0;
     max_uploads_ = o.max_uploads_per_client;
     size_factor_ = o.upload_size_factor;
@@ -25,6 +26,20 @@ void desync_verifier::reset(const server_options &o) {
 std::size_t desync_verifier::upload_cap(const world_image &own) const noexcept {
     const std::uint64_t cap = std::uint64_t{size_factor_} * own.size() + 4096u;
     return static_cast<std::size_t>(std::min<std::uint64_t>(cap, max_upload_bytes_));
+}
+
+namespace {
+/// The forensic files' common stem: named by the frame whose state they hold, the world after
+/// @p frame (docs/net.md, "Desync forensics").
+std::string forensic_stem(frame_t frame, int slot) {
+    return "desync-slot" + std::to_string(slot) + "-frame" + std::to_string(frame + 1u);
+}
+} // namespace
+
+std::filesystem::path desync_verifier::unverified_trace_file(frame_t frame, int slot) {
+    if (dir_.empty() || !traces_ || files_attempted_ >= max_files_) return {};
+    ++files_attempted_;
+    return dir_ / (forensic_stem(frame, slot) + "-trace.json");
 }
 
 desync_verifier::claim_outcome desync_verifier::claim(frame_t frame, std::uint64_t h, forensic_upload &upload,
@@ -203,14 +218,16 @@ desync_verifier::verification desync_verifier::verify(forensic_upload &upload, c
     return v;
 }
 
-std::vector<desync_verifier::file_failure>
-desync_verifier::write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
-                             const world_image &theirs, const schema &their_schema, const verification &v) {
+std::vector<desync_verifier::file_failure> desync_verifier::write_files(frame_t frame, int slot, const world_image &own,
+                                                                        const schema &own_schema,
+                                                                        const world_image &theirs,
+                                                                        const schema &their_schema, verification &v) {
     // Named by the frame whose state the files hold: the hash of frame F differed, so both hold
     // the world after F, i.e. at the start of frame F + 1 (docs/net.md, "Desync forensics"). A
     // bisected desync's pair holds the world within frame F, after its first diverging stage
     // (or at its start): "-stage<k>" / "-stagestart", under the same stem.
-    const auto stem = "desync-slot" + std::to_string(slot) + "-frame" + std::to_string(frame + 1u);
+    const auto stem = forensic_stem(frame, slot);
+    if (traces_) v.trace_file = dir_ / (stem + "-trace.json"); // written by the session's trace writer
     std::string pair = stem;
     if (v.stage == wire::stage_start) pair += "-stagestart";
     else if (v.stage != wire::stage_none)

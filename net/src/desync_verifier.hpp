@@ -75,6 +75,9 @@ public:
         /// @brief The forensic files that could not be written (empty: written, or none were
         /// due); the session reports each as `recording_failed` with its path.
         std::vector<file_failure> files_failed;
+        /// @brief Where the session's trace goes, under the forensic files' stem (docs/net.md,
+        /// "Reading a trace"); empty: no forensic files were due, or the session keeps no trace.
+        std::filesystem::path trace_file;
     };
 
     /// @brief Sizes the checksum record and the upload budget for @p options (checked already:
@@ -126,13 +129,18 @@ public:
 
     /// @brief The bytes reserved by uploads in progress.
     [[nodiscard]] const upload_budget &budget() const noexcept { return budget_; }
+    /// @brief The trace file of an unverified mismatch of @p slot at @p frame, counted as one of
+    /// max_forensic_files; empty when no forensics_dir, no trace kept, or the files are used up.
+    std::filesystem::path unverified_trace_file(frame_t frame, int slot);
+
     /// @brief Pairs of forensic files attempted so far (max_forensic_files bounds them).
     [[nodiscard]] std::uint32_t files_attempted() const noexcept { return files_attempted_; }
 
 private:
-    /// Writes both images of an upload's frame; returns the files that could not be written.
+    /// Writes both images of an upload's frame and names its trace file in @p v; returns the
+    /// files that could not be written.
     std::vector<file_failure> write_files(frame_t frame, int slot, const world_image &own, const schema &own_schema,
-                                          const world_image &theirs, const schema &their_schema, const verification &v);
+                                          const world_image &theirs, const schema &their_schema, verification &v);
     /// Verifies an upload that came with a stage report against the server's image at the
     /// same point of the frame; false if the report gives no point to compare (the caller
     /// then verifies after the frame).
@@ -146,6 +154,7 @@ private:
     std::filesystem::path dir_;
     std::uint32_t max_files_ = 0;
     std::uint32_t files_attempted_ = 0;
+    bool traces_ = false; // the session keeps a trace: each desync's files include it
     std::uint32_t max_uploads_ = 0;
     std::uint32_t size_factor_ = 0;
     std::uint32_t max_upload_bytes_ = 0;

@@ -81,6 +81,9 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     std::unique_ptr<trace_recorder> tracer;       // null: no trace (docs/net.md, "Reading a trace")
     internal::stage_trace stages;                 // the step's stages, when traced
     double traced_players = -1, traced_sent = -1; // the counters as last recorded
+    std::unique_ptr<trace_writer> own_flight;     // the flight recorder's writer when none is given
+    trace_writer *flight = nullptr;               // null: no dumps (docs/net.md, "Reading a trace")
+    std::uint64_t flight_failures = 0;            // own_flight's failed dumps reported
     std::uint64_t telemetry_in = 0, telemetry_out = 0;
 
     impl(session_config c, world &wr, step_function s, transport &t, server_options o)
@@ -102,6 +105,11 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             if (traced.process_name.empty()) traced.process_name = "retcon server";
             tracer = std::make_unique<trace_recorder>(traced);
             stages.reset(tracer.get(), step);
+            if (!opt.forensics_dir.empty()) {
+                if (!opt.flight_writer) own_flight = std::make_unique<trace_writer>();
+                flight = opt.flight_writer ? opt.flight_writer : own_flight.get();
+                flight->reserve(*tracer);
+            }
         }
         limits = {cfg.interrupt_ms,      cfg.disconnect_ms,      opt.hello_timeout_ms,      opt.load_timeout_ms,
                   opt.upload_timeout_ms, opt.resync_interval_ms, opt.max_packets_per_second};
@@ -294,10 +302,13 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
     /// are the server's (quota, budget, its snapshot gone) or the link's (no upload in time)
     /// are counted, never held against the client.
     bool note_unverified(conn &c, frame_t frame, unverified_reason reason, const std::string &why,
-                         bool false_claim = false) {
+                         bool false_claim = false, const std::filesystem::path &trace_file = {}) {
         ++c.stats().unverified_desyncs;
         emit(session_event_kind::desync_unverified, frame, c.slot(), "checksum mismatch not verified: " + why)
             .unverified = reason;
+        // The flight recorder, after the event so the trace shows it: the file verify named with
+        // the forensic files, or one of its own.
+        if (flight) flight_dump(trace_file.empty() ? verifier.unverified_trace_file(frame, c.slot()) : trace_file);
         if (!false_claim) return true;
         const std::uint32_t claims = c.add_false_claim();
         if (claims <= opt.max_false_claims) return true;
@@ -355,7 +366,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             emit(session_event_kind::recording_failed, v.frame, c.slot(), f.path.string() + ": " + f.why).path =
                 f.path.string();
         if (!v.verified) {
-            (void)note_unverified(c, v.frame, v.reason, v.names, v.false_claim);
+            (void)note_unverified(c, v.frame, v.reason, v.names, v.false_claim, v.trace_file);
             return;
         }
         ++c.stats().desyncs;
@@ -366,6 +377,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
             e.stage_index = v.stage == wire::stage_start ? -1 : int{v.stage};
             e.stage_count = v.stage_count;
         }
+        if (flight) flight_dump(v.trace_file); // after the event, so the trace shows it
     }
 
     /// A client's stage hashes of a frame whose upload the server asked for, ahead of its
@@ -574,6 +586,20 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         net.flush();
     }
 
+    /// The flight recorder: a copy of the trace queued to be written to @p path (empty: none due).
+    void flight_dump(const std::filesystem::path &path) {
+        if (!path.empty()) (void)flight->submit(*tracer, path.native()); // a full queue counts the drop
+    }
+
+    /// Dumps the session's own writer could not write, reported once each (from poll).
+    void report_flight_failures() {
+        if (!own_flight || own_flight->failed() == flight_failures) return;
+        flight_failures = own_flight->failed();
+        for (const trace_write_failure &f : own_flight->take_failures())
+            emit(session_event_kind::recording_failed, next_frame, -1, f.path.string() + ": " + f.why).path =
+                f.path.string();
+    }
+
     void poll(std::uint64_t t) {
         internal::tick_guard::refuse_while(ticking, "server_session::poll");
         t = std::max(now, t); // a clock that steps back is time standing still, never a wrap
@@ -588,6 +614,7 @@ struct server_session::impl final : transport_handler, internal::coroutine_memor
         if (tracer && bytes_in != received_before)
             tracer->complete(trace_id(trace_name::poll), poll_start, tracer->now(), trace_track::network,
                              static_cast<std::int64_t>(bytes_in - received_before));
+        report_flight_failures();
         std::vector<peer_id> silent;
         for (auto &[peer, c] : conns) {
             const internal::connection_silence quiet = c.quiet(now, limits);
@@ -725,6 +752,7 @@ std::uint64_t server_session::slot_player(int slot) const noexcept {
 }
 
 trace_recorder *server_session::trace() noexcept { return impl_->tracer.get(); }
+trace_writer *server_session::flight_recorder() noexcept { return impl_->flight; }
 result<void> server_session::write_trace(const std::filesystem::path &path) const {
     if (!impl_->tracer)
         return {errc::invalid_argument, "this session keeps no trace (server_options::trace.records is 0)"};

@@ -80,31 +80,31 @@ void append_double(std::string &out, double v) {
 
 } // namespace
 
-void trace_recorder::append_text(std::string &out, const record &r) const {
+void internal::trace_data::append_text(std::string &out, const record &r) const {
     const auto start = static_cast<std::uint64_t>(r.a);
     const auto len = static_cast<std::size_t>(r.b);
-    if (text_end_ - start > text_.size()) {
+    if (text_end - start > text.size()) {
         append_string(out, "(overwritten)");
         return;
     }
     std::string t(len, '\0');
-    for (std::size_t i = 0; i < len; ++i) t[i] = text_[(start + i) % text_.size()];
+    for (std::size_t i = 0; i < len; ++i) t[i] = text[(start + i) % text.size()];
     append_string(out, t);
 }
 
-std::string trace_recorder::json() const {
+std::string internal::trace_data::json() const {
     std::string out;
     out.reserve(256 + size() * 120);
-    const std::string pid = std::to_string(pid_);
-    const auto head = [&](trace_name_id name, const char *ph, std::uint64_t ts, trace_track track) {
+    const std::string pid_text = std::to_string(pid);
+    const auto event_head = [&](trace_name_id name, const char *ph, std::uint64_t ts, trace_track track) {
         out += "{\"name\":";
-        append_string(out, this->name(name));
+        append_string(out, name < names.size() ? std::string_view{names[name].name} : std::string_view{"?"});
         out += ",\"cat\":\"retcon\",\"ph\":\"";
         out += ph;
         out += "\",\"ts\":";
         append_us(out, ts);
         out += ",\"pid\":";
-        out += pid;
+        out += pid_text;
         out += ",\"tid\":";
         out += std::to_string(static_cast<unsigned>(track));
     };
@@ -112,7 +112,7 @@ std::string trace_recorder::json() const {
         out += "{\"name\":\"";
         out += what;
         out += "\",\"ph\":\"M\",\"pid\":";
-        out += pid;
+        out += pid_text;
         out += ",\"tid\":";
         out += std::to_string(tid);
         out += ",\"args\":{";
@@ -124,7 +124,7 @@ std::string trace_recorder::json() const {
 
     out += "{\"traceEvents\":[\n";
     std::string quoted;
-    append_string(quoted, process_.empty() ? std::string_view{"retcon"} : std::string_view{process_});
+    append_string(quoted, process.empty() ? std::string_view{"retcon"} : std::string_view{process});
     meta("process_name", 0, "name", quoted);
     static constexpr const char *tracks[] = {"tick", "network", "game"};
     for (unsigned t = 1; t <= 3; ++t) {
@@ -134,13 +134,13 @@ std::string trace_recorder::json() const {
         meta("thread_sort_index", t, "sort_index", std::to_string(t));
     }
     const std::size_t n = size();
-    const std::size_t first = full_ ? head_ : 0;
+    const std::size_t first = full ? head : 0;
     for (std::size_t i = 0; i < n; ++i) {
-        const record &r = records_[(first + i) % records_.size()];
-        const name_entry *e = r.name < names_.size() ? &names_[r.name] : nullptr;
+        const record &r = records[(first + i) % records.size()];
+        const name_entry *e = r.name < names.size() ? &names[r.name] : nullptr;
         switch (r.ph) {
         case phase::complete:
-            head(r.name, "X", r.ts, r.track);
+            event_head(r.name, "X", r.ts, r.track);
             out += ",\"dur\":";
             append_us(out, r.dur);
             out += ",\"args\":{";
@@ -158,15 +158,15 @@ std::string trace_recorder::json() const {
             out += "}}";
             break;
         case phase::counter:
-            head(r.name, "C", r.ts, r.track);
+            event_head(r.name, "C", r.ts, r.track);
             out += ",\"args\":{";
-            append_string(out, this->name(r.name));
+            append_string(out, r.name < names.size() ? std::string_view{names[r.name].name} : std::string_view{"?"});
             out += ':';
             append_double(out, std::bit_cast<double>(r.a));
             out += "}}";
             break;
         case phase::instant:
-            head(r.name, "i", r.ts, r.track);
+            event_head(r.name, "i", r.ts, r.track);
             out += ",\"s\":\"p\",\"args\":{\"text\":";
             append_text(out, r);
             out += "}}";
@@ -179,8 +179,8 @@ std::string trace_recorder::json() const {
     out += std::to_string(RETCON_VERSION_MAJOR) + '.' + std::to_string(RETCON_VERSION_MINOR) + '.' +
            std::to_string(RETCON_VERSION_PATCH);
     out += "\",\"clock\":\"";
-    out += clock_.now_ns ? "injected" : "CLOCK_MONOTONIC";
-    out += "\",\"records\":" + std::to_string(n) + ",\"overwritten\":" + std::to_string(overwritten_) + "}}\n";
+    out += injected_clock ? "injected" : "CLOCK_MONOTONIC";
+    out += "\",\"records\":" + std::to_string(n) + ",\"overwritten\":" + std::to_string(overwritten) + "}}\n";
     return out;
 }
 

@@ -34,13 +34,15 @@ constexpr builtin builtins[] = {
 static_assert(std::size(builtins) == static_cast<std::size_t>(trace_name::event));
 } // namespace
 
-trace_recorder::trace_recorder(const trace_options &options)
-    : clock_{options.clock}, process_{options.process_name}, pid_{options.pid ? options.pid
-                                                                              : static_cast<std::uint32_t>(::getpid())},
-      records_(std::max<std::size_t>(options.records, 1)), text_(text_capacity) {
-    for (const builtin &b : builtins) names_.push_back({b.name, b.arg_a, b.arg_b});
+trace_recorder::trace_recorder(const trace_options &options) : clock_{options.clock} {
+    data_.injected_clock = clock_.now_ns != nullptr;
+    data_.process = options.process_name;
+    data_.pid = options.pid ? options.pid : static_cast<std::uint32_t>(::getpid());
+    data_.records.resize(std::max<std::size_t>(options.records, 1));
+    data_.text.resize(text_capacity);
+    for (const builtin &b : builtins) data_.names.push_back({b.name, b.arg_a, b.arg_b});
     for (std::size_t k = 0; k <= static_cast<std::size_t>(last_session_event_kind); ++k)
-        names_.push_back({to_string(static_cast<session_event_kind>(k)), "", ""});
+        data_.names.push_back({to_string(static_cast<session_event_kind>(k)), "", ""});
 }
 
 std::uint64_t trace_recorder::now() const noexcept {
@@ -50,6 +52,7 @@ std::uint64_t trace_recorder::now() const noexcept {
 }
 
 trace_name_id trace_recorder::intern(std::string_view name, std::string_view arg_a, std::string_view arg_b) {
+    auto &names_ = data_.names;
     for (std::size_t i = 0; i < names_.size(); ++i)
         if (names_[i].name == name && names_[i].arg_a == arg_a && names_[i].arg_b == arg_b)
             return static_cast<trace_name_id>(i);
@@ -60,15 +63,15 @@ trace_name_id trace_recorder::intern(std::string_view name, std::string_view arg
 }
 
 std::string_view trace_recorder::name(trace_name_id id) const noexcept {
-    return id < names_.size() ? std::string_view{names_[id].name} : std::string_view{"?"};
+    return id < data_.names.size() ? std::string_view{data_.names[id].name} : std::string_view{"?"};
 }
 
 void trace_recorder::push(const record &r) noexcept {
-    records_[head_] = r;
-    if (full_) ++overwritten_;
-    if (++head_ == records_.size()) {
-        head_ = 0;
-        full_ = true;
+    data_.records[data_.head] = r;
+    if (data_.full) ++data_.overwritten;
+    if (++data_.head == data_.records.size()) {
+        data_.head = 0;
+        data_.full = true;
     }
 }
 
@@ -84,10 +87,25 @@ void trace_recorder::counter(trace_name_id name, double value) noexcept {
 
 void trace_recorder::instant(trace_name_id name, std::string_view text) noexcept {
     text = text.substr(0, max_text);
-    const std::uint64_t start = text_end_;
-    for (const char c : text) text_[text_end_++ % text_.size()] = c;
+    const std::uint64_t start = data_.text_end;
+    for (const char c : text) data_.text[data_.text_end++ % data_.text.size()] = c;
     push({now(), 0, static_cast<std::int64_t>(start), static_cast<std::int64_t>(text.size()), name, phase::instant,
           trace_track::tick});
+}
+
+void internal::trace_data::assign(const trace_data &from) {
+    // Element-wise assignment: vectors and strings keep their storage when it is large enough,
+    // so a snapshot that has held this recorder once copies it again without allocating.
+    injected_clock = from.injected_clock;
+    process = from.process;
+    pid = from.pid;
+    names = from.names;
+    records = from.records;
+    head = from.head;
+    full = from.full;
+    overwritten = from.overwritten;
+    text = from.text;
+    text_end = from.text_end;
 }
 
 } // namespace retcon

@@ -13,6 +13,7 @@
 #include <common/connect_forger.hpp>
 #include <common/counting_allocator.hpp>
 #include <common/temp_dir.hpp>
+#include <common/trace_checker.hpp>
 
 #include "host_fixture.hpp"
 
@@ -647,6 +648,47 @@ TEST_CASE("a replay directory that does not exist is made at start, in open and 
     INFO(made.message());
     CHECK(made.ok());
     CHECK(std::filesystem::is_directory(t.replay_dir));
+}
+
+TEST_CASE("trace_dir: each match writes its own trace when it ends, made off the ticking thread", "[host][trace]") {
+    temp_dir dir;
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.max_matches = 2;
+    o.open_matches = 2;
+    o.trace_dir = dir / "traces"; // missing: made at start
+    o.match_duration_ms = 300;
+    o.reopen_matches = false;
+    host_thread h{o, counter_game};
+    CHECK(std::filesystem::is_directory(o.trace_dir));
+    client_list clients;
+    REQUIRE(pump(clients, [&] { return h.done.load(); }));
+    CHECK(h.join() == 0); // run returns once the traces are written
+    REQUIRE(h.results_copy().size() == 2);
+    CHECK(dir.entries() == std::vector<std::string>{"traces"});
+    std::vector<std::string> names;
+    for (const auto &e : std::filesystem::directory_iterator{o.trace_dir}) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    REQUIRE(names == std::vector<std::string>{"open-1.trace.json", "open-2.trace.json"});
+    for (const auto &n : names) {
+        const auto c = test::check_trace_file(o.trace_dir / n);
+        INFO(n << ": " << (c.problems.empty() ? std::string{} : c.problems.front()));
+        CHECK(c.ok());
+        CHECK(c.summary.slices.at("tick") >= 10); // 300 ms of ticks
+    }
+    CHECK(h.logged("match=open-1 trace queued for"));
+    CHECK_FALSE(h.logged("could not write the trace"));
+}
+
+TEST_CASE("trace_dir with single_trace_path refuses to start", "[host][trace]") {
+    temp_dir dir;
+    auto o = local_options();
+    o.open_params = params_of(1, 1);
+    o.trace_dir = dir.path();
+    o.single_trace_path = dir / "one.json";
+    auto made = match_host::create(o, counter_game);
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.message().find("choose one") != std::string::npos);
 }
 
 TEST_CASE("a replay directory that is a regular file refuses to start, naming the path", "[host][replay_dir]") {

@@ -22,6 +22,7 @@
 #include "net/sync_test.hpp"
 #include "net/telemetry.hpp"
 #include "net/trace.hpp"
+#include "net/trace_writer.hpp"
 #include "net/transport.hpp"
 
 #endif

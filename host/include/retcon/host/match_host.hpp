@@ -95,6 +95,15 @@ struct host_options {
     /// JSON when it ends (docs/net.md, "Reading a trace"). Empty: `session.trace` applies to
     /// every match and nothing is written for them.
     std::filesystem::path single_trace_path{};
+    /**
+     * @brief One trace per match (demo_server --trace-dir): every match keeps a trace, sized by
+     * `session.trace.records` (0: 131,072 records, 5 MiB a match), and writes it here as
+     * `<match id>.trace.json` when it ends, through the host's trace writer thread, not the
+     * ticking thread (docs/hosting.md, "Traces"). The host's matches' flight recorder dumps
+     * (with `session.forensics_dir`) share that thread. Made at start like `replay_dir`. Empty: off;
+     * not with `single_trace_path`.
+     */
+    std::filesystem::path trace_dir{};
     std::uint32_t match_duration_ms = 0; ///< a match ends after this long (0: when its players have left)
     /// @brief A match with no player for this long ends ("players left"); one that a token opened
     /// and nobody joined too. Open mode keeps waiting for the first player.

@@ -22,6 +22,7 @@
 #include "step_requests.hpp"
 #include "telemetry.hpp"
 #include "trace.hpp"
+#include "trace_writer.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -80,12 +81,37 @@ struct client_options {
     /// @brief The trace kept of the last ticks (client_session::write_trace; docs/net.md, "Reading a
     /// trace"). Off by default.
     trace_options trace{};
+    /**
+     * @brief The flight recorder: on a desync (`desync_detected`), a resynchronization
+     * (`resynchronized`) or the start of a stall (`wait_recommended`) the trace kept is written
+     * here as `flight-<frame, 10 digits>-<desync|resync|stall>.json`, by a helper thread
+     * (trace_writer), so the tick never formats or writes (docs/net.md, "Reading a trace").
+     * At most 8 dumps a session, and a stall's at most one per 5 s of session time. Needs the
+     * trace: with `trace.records` 0 the session keeps flight_recorder_records (640 KiB). The
+     * directory must exist; a dump that cannot be written is reported as `recording_failed`.
+     * Empty: off.
+     */
+    std::filesystem::path flight_recorder_dir{};
+    /**
+     * @brief The writer the flight recorder's dumps go through. Null: the session starts its own
+     * when `flight_recorder_dir` is set and reports its failures as `recording_failed`; a writer
+     * given here is shared (several sessions of one process) and its failures are its owner's to
+     * read. It must outlive the session.
+     */
+    trace_writer *flight_writer = nullptr;
 };
 
 /// @brief What is wrong with @p options (`forensic_ms` outside 1..60000: milliseconds, and a
 /// window of a minute is already capped), or an empty string. client_session reports a problem
 /// as misuse.
 [[nodiscard]] std::string client_options_problem(const client_options &options);
+/// @brief Records a client's flight recorder keeps when `client_options::trace.records` is 0
+/// (40 bytes each: 640 KiB, about 40 s of ticks at 60 Hz).
+inline constexpr std::uint32_t flight_recorder_records = 16384;
+/// @brief Flight recorder dumps a client session writes at most.
+inline constexpr std::uint32_t max_flight_dumps = 8;
+/// @brief Session time between two flight recorder dumps of stalls, at least.
+inline constexpr std::uint32_t flight_stall_spacing_ms = 5000;
 
 /// @brief Where a client session is in its life (docs/session-states.md).
 enum class client_state : std::uint8_t { connecting, loading, running, rejected, disconnected };
@@ -206,6 +232,9 @@ public:
      * @return nothing, or `invalid_argument` when the session keeps no trace, or the `io` error.
      */
     [[nodiscard]] result<void> write_trace(const std::filesystem::path &path) const;
+    /// @brief The flight recorder's writer (its counts; `flush` to wait for its dumps); null when
+    /// `client_options::flight_recorder_dir` is empty (docs/net.md, "Reading a trace").
+    [[nodiscard]] trace_writer *flight_recorder() noexcept;
 
 private:
     struct impl;

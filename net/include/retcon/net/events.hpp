@@ -24,7 +24,7 @@ enum class session_event_kind : std::uint8_t {
     resynchronized,      ///< a snapshot from the server replaced the local world (client)
     wait_recommended,    ///< the client is at its prediction window and stalls `count` frames at least (client)
     match_ended,         ///< the server ended the session (client)
-    recording_failed, ///< the replay (or a forensic file) could not be written; `path` and `text` say which and why; the match goes on (server)
+    recording_failed, ///< the replay (or a forensic file, or a flight recorder trace) could not be written; `path` and `text` say which and why; the match goes on (server; a client's flight recorder)
     desync_unverified, ///< a client reported a checksum mismatch that no upload verified; `unverified` says why (server)
     connection_refused, ///< connections refused before the handshake (caps, deadlines); at most one a second, `count` of them (server)
     session_failed, ///< a step was not completed (poll mode: requests abandoned, or the C API's step failed); the session has ended, `text` says why

@@ -19,6 +19,7 @@
 #include "step_requests.hpp"
 #include "telemetry.hpp"
 #include "trace.hpp"
+#include "trace_writer.hpp"
 #include "transport.hpp"
 
 namespace retcon {
@@ -126,6 +127,16 @@ struct server_options {
     /// @brief The trace kept of the last ticks (server_session::write_trace; docs/net.md, "Reading a
     /// trace"). Off by default.
     trace_options trace{};
+    /**
+     * @brief The writer of the flight recorder's dumps: with a trace kept (`trace.records` > 0)
+     * and a forensics_dir, each desync, verified or not, writes the trace as
+     * `<forensics_dir>/desync-slot<S>-frame<F>-trace.json` (the stem of its forensic files;
+     * one of max_forensic_files) through a trace_writer, so the tick never formats or writes
+     * (docs/net.md, "Reading a trace"). Null: the session starts its own writer when it needs
+     * one and reports its failures as `recording_failed`; a writer given here is shared (a match
+     * host's) and its failures are its owner's to read. It must outlive the session.
+     */
+    trace_writer *flight_writer = nullptr;
 };
 
 /// @brief What is wrong with @p options (a timeout or interval that must be positive), or an
@@ -224,6 +235,9 @@ public:
      * @return nothing, or `invalid_argument` when the session keeps no trace, or the `io` error.
      */
     [[nodiscard]] result<void> write_trace(const std::filesystem::path &path) const;
+    /// @brief The writer the flight recorder's dumps go through (`server_options::flight_writer`
+    /// or the session's own); null when it keeps no trace or has no forensics_dir.
+    [[nodiscard]] trace_writer *flight_recorder() noexcept;
 
 private:
     struct impl;

@@ -80,6 +80,64 @@ enum class trace_name : trace_name_id {
 /// @brief The id of built-in name @p n.
 [[nodiscard]] constexpr trace_name_id trace_id(trace_name n) noexcept { return static_cast<trace_name_id>(n); }
 
+namespace internal {
+/// The state of a trace, shared by a recorder and its snapshots so one formatter writes both.
+struct trace_data {
+    enum class phase : std::uint8_t { complete, counter, instant };
+    struct record {
+        std::uint64_t ts = 0;  // ns
+        std::uint64_t dur = 0; // ns (slices)
+        std::int64_t a = 0;    // first argument; a counter's value (bits); an instant's text start
+        std::int64_t b = 0;    // second argument; an instant's text length
+        trace_name_id name = 0;
+        phase ph = phase::complete;
+        trace_track track = trace_track::tick;
+    };
+    struct name_entry {
+        std::string name, arg_a, arg_b;
+    };
+
+    bool injected_clock = false;
+    std::string process;
+    std::uint32_t pid = 0;
+    std::vector<name_entry> names;
+    std::vector<record> records;
+    std::size_t head = 0;
+    bool full = false;
+    std::uint64_t overwritten = 0;
+    std::vector<char> text;
+    std::uint64_t text_end = 0; // bytes of text ever written
+
+    [[nodiscard]] std::size_t size() const noexcept { return full ? records.size() : head; }
+    [[nodiscard]] std::string json() const; // trace_json.cpp
+    void append_text(std::string &out, const record &r) const;
+    /// Copies @p from into this, reusing this one's storage (no allocation once it is as large).
+    void assign(const trace_data &from);
+};
+} // namespace internal
+
+/**
+ * @brief A copy of a trace_recorder's records, names and texts, taken by
+ * trace_recorder::snapshot_into to be formatted elsewhere (a trace_writer's thread).
+ *
+ * Its storage is kept between copies: once it has held a copy of a recorder, copying that
+ * recorder again allocates nothing.
+ */
+class trace_snapshot {
+public:
+    /// @brief An empty snapshot (json() gives a trace with no records).
+    trace_snapshot() = default;
+    /// @brief Records held.
+    [[nodiscard]] std::size_t size() const noexcept { return data_.size(); }
+    /// @brief The records held as Trace Event Format JSON: exactly the recorder's json() when the
+    /// copy was taken.
+    [[nodiscard]] std::string json() const { return data_.json(); }
+
+private:
+    friend class trace_recorder;
+    internal::trace_data data_;
+};
+
 /**
  * @brief The last records of a trace, in storage taken once, and their JSON (docs/net.md,
  * "Reading a trace").
@@ -89,8 +147,9 @@ enum class trace_name : trace_name_id {
  * the oldest records are overwritten and counted. Slices are recorded when they end, so a slice
  * whose start is overwritten never exists half.
  *
- * Writing (`json`, `write_json`) formats what is kept; call it off the tick (from poll, at exit):
- * it allocates and, for a file, does I/O. There is no writer thread yet.
+ * Writing (`json`, `write_json`) formats what is kept on the calling thread: it allocates and,
+ * for a file, does I/O. To write from another thread, copy the records (`snapshot_into`, a copy
+ * into storage kept between calls) and hand them to a trace_writer (`trace_writer::submit`).
  */
 class trace_recorder {
 public:
@@ -123,45 +182,33 @@ public:
     void instant(trace_name_id name, std::string_view text = {}) noexcept;
 
     /// @brief Records kept now.
-    [[nodiscard]] std::size_t size() const noexcept { return full_ ? records_.size() : head_; }
+    [[nodiscard]] std::size_t size() const noexcept { return data_.size(); }
     /// @brief Records kept at most.
-    [[nodiscard]] std::size_t capacity() const noexcept { return records_.size(); }
+    [[nodiscard]] std::size_t capacity() const noexcept { return data_.records.size(); }
     /// @brief Records overwritten since construction (the ring was full).
-    [[nodiscard]] std::uint64_t overwritten() const noexcept { return overwritten_; }
+    [[nodiscard]] std::uint64_t overwritten() const noexcept { return data_.overwritten; }
+
+    /**
+     * @brief Copies the records, names and texts kept into @p out, whose json() then equals this
+     * json(). A copy of the ring as it is (no formatting); allocates only while @p out is smaller
+     * than this recorder (its first copy, or names interned since), so a pre-sized snapshot makes
+     * it safe on the ticking thread.
+     */
+    void snapshot_into(trace_snapshot &out) const { out.data_.assign(data_); }
 
     /// @brief The records kept, oldest first, as Trace Event Format JSON (object form).
-    [[nodiscard]] std::string json() const;
+    [[nodiscard]] std::string json() const { return data_.json(); }
     /// @brief Writes json() to @p path atomically. Errors: the file cannot be written.
     [[nodiscard]] result<void> write_json(const std::filesystem::path &path) const;
 
 private:
-    enum class phase : std::uint8_t { complete, counter, instant };
-    struct record {
-        std::uint64_t ts = 0;  // ns
-        std::uint64_t dur = 0; // ns (slices)
-        std::int64_t a = 0;    // first argument; a counter's value (bits); an instant's text start
-        std::int64_t b = 0;    // second argument; an instant's text length
-        trace_name_id name = 0;
-        phase ph = phase::complete;
-        trace_track track = trace_track::tick;
-    };
-    struct name_entry {
-        std::string name, arg_a, arg_b;
-    };
+    using record = internal::trace_data::record;
+    using phase = internal::trace_data::phase;
 
     void push(const record &r) noexcept;
-    void append_text(std::string &out, const record &r) const;
 
     trace_clock clock_;
-    std::string process_;
-    std::uint32_t pid_;
-    std::vector<name_entry> names_;
-    std::vector<record> records_;
-    std::size_t head_ = 0;
-    bool full_ = false;
-    std::uint64_t overwritten_ = 0;
-    std::vector<char> text_;
-    std::uint64_t text_end_ = 0; // bytes of text ever written
+    internal::trace_data data_;
 };
 
 /**
