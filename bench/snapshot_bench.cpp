@@ -3,6 +3,8 @@
 //   memcpy/baseline    one memcpy of image_size(world) bytes between two warm buffers
 //                      (the baseline of save and restore: targets >= 0.8x its bandwidth, and
 //                      restore <= 1.25x its time)
+//   memcpy/cold        the same memcpy into a fresh anonymous mapping: the kernel's first-touch
+//                      cost, the baseline of restore_fresh with pages:cold
 //   xxh3/baseline      XXH3_64bits_dispatch one-shot over a buffer of as many bytes as the world
 //                      hash reads (target >= 0.8x its throughput)
 //   zstd/raw, unzstd/raw  ZSTD_compressCCtx / ZSTD_decompressDCtx of the image, for the
@@ -34,10 +36,16 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
+
+#if defined(__GLIBC__)
+#    include <malloc.h>
+#endif
 
 #include "bench_common.hpp"
 #include "bench_world.hpp"
@@ -154,6 +162,75 @@ void retcon_restore(benchmark::State &state) {
     }
     if (!retcon::restore(f.w, f.snap)) state.SkipWithError("restore failed"); // leave the fixture as built
     set_bytes(state, (f.image + other.size()) / 2);
+    set_items(state, n_of(state));
+}
+
+// ---------------------------------------------------------------- fresh restore
+// A restore into a world constructed just before (late join, resync, loading a file): every
+// array is allocated and every sparse entry written. Construction and destruction of the world
+// are not timed. pages:warm reuses the memory the previous iteration's world freed
+// (keep_freed_memory); pages:cold returns it to the kernel first, so the restore pays the
+// first-touch page faults, as memcpy/cold (a fresh mapping) pays them.
+
+enum class pages { warm, cold };
+
+/// pages:cold: hands the pages of freed chunks back to the kernel, so the next allocations
+/// fault them in again (glibc's malloc_trim releases whole free pages anywhere in the heap).
+void release_freed_pages(pages p) {
+#if defined(__GLIBC__)
+    if (p == pages::cold) malloc_trim(0);
+#else
+    (void)p;
+#endif
+}
+
+void memcpy_cold(benchmark::State &state) {
+    const auto &f = fixture_for(n_of(state));
+    auto src = warm_buffer(f.image, 1);
+    for (auto _ : state) {
+        state.PauseTiming();
+        void *map = ::mmap(nullptr, f.image, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED) {
+            state.SkipWithError("mmap failed");
+            break;
+        }
+        auto *d = static_cast<std::byte *>(map);
+        const std::byte *s = src.data();
+        benchmark::DoNotOptimize(d);
+        benchmark::DoNotOptimize(s);
+        state.ResumeTiming();
+        std::memcpy(d, s, f.image);
+        benchmark::ClobberMemory();
+        state.PauseTiming();
+        ::munmap(map, f.image);
+        state.ResumeTiming();
+    }
+    set_bytes(state, f.image);
+    set_items(state, n_of(state));
+}
+
+/// mode:trusted is restore(), mode:untrusted is load_image() (validate_image, then restore).
+template<bool Untrusted, pages Pages>
+void restore_fresh(benchmark::State &state) {
+    const auto &f = fixture_for(n_of(state));
+    const auto run = [&f](retcon::world &w) {
+        return Untrusted ? retcon::load_image(w, f.snap) : retcon::restore(w, f.snap);
+    };
+    std::optional<retcon::world> w;
+    w.emplace(world_schema());
+    if (!run(*w)) state.SkipWithError("restore failed"); // grows the per-thread view once
+    for (auto _ : state) {
+        state.PauseTiming();
+        w.reset();
+        release_freed_pages(Pages);
+        w.emplace(world_schema());
+        state.ResumeTiming();
+        auto r = run(*w);
+        benchmark::DoNotOptimize(r);
+        benchmark::ClobberMemory();
+    }
+    if (!w || retcon::hash(*w) != retcon::hash(f.w)) state.SkipWithError("restored world differs from the image's");
+    set_bytes(state, f.image);
     set_items(state, n_of(state));
 }
 
@@ -420,6 +497,12 @@ void register_all() {
                       ->Args({n, churn_percent})
                       ->ArgNames({"", "churn"}),
                   n);
+
+    reg("memcpy/cold", memcpy_cold);
+    reg("restore_fresh/retcon/mode:trusted/pages:warm", restore_fresh<false, pages::warm>);
+    reg("restore_fresh/retcon/mode:untrusted/pages:warm", restore_fresh<true, pages::warm>);
+    reg("restore_fresh/retcon/mode:trusted/pages:cold", restore_fresh<false, pages::cold>);
+    reg("restore_fresh/retcon/mode:untrusted/pages:cold", restore_fresh<true, pages::cold>);
 
     reg("xxh3/baseline", xxh3_baseline);
     reg("hash/retcon", retcon_hash);

@@ -226,18 +226,25 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
             return error{errc::corrupt, "presence byte of resource '" + std::string(schema_->resources()[r].name) +
                                             "' is " + std::to_string(static_cast<unsigned>(resources[r])) +
                                             ", not 0 or 1"};
+    // One byte per slot: first "live, retired or reached by the free list", then, per pool,
+    // the pool's stamp where it holds the slot. Bytes, not bits: owners mostly come in index
+    // order, and setting bits of one word would chain every owner's check on the last store.
+    std::vector<std::uint8_t> marks(table.size());
     std::size_t live = 0;
-    std::vector<std::uint8_t> state(table.size(), 0); // 1 live, 2 free (linked), 3 retired
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        if (to_index(table[i]) == i) {
-            if (to_version(table[i]) > entity_traits::max_version)
-                return error{errc::corrupt, "entity slot " + std::to_string(i) + " has a bad version"};
-            state[i] = 1;
-            ++live;
-        } else if (table[i] == null_entity) {
-            state[i] = 3;
-        }
+    std::size_t retired = 0;
+    bool bad_version = false;
+    for (std::size_t i = 0; i < table.size(); ++i) { // no branches: a churned table costs no mispredictions
+        const bool is_live = to_index(table[i]) == i;
+        const bool is_retired = table[i] == null_entity;
+        bad_version |= is_live & (to_version(table[i]) > entity_traits::max_version);
+        marks[i] = static_cast<std::uint8_t>(is_live | is_retired);
+        live += is_live;
+        retired += is_retired;
     }
+    if (bad_version)
+        for (std::size_t i = 0; i < table.size(); ++i)
+            if (to_index(table[i]) == i && to_version(table[i]) > entity_traits::max_version)
+                return error{errc::corrupt, "entity slot " + std::to_string(i) + " has a bad version"};
     if (live != free.alive)
         return error{errc::corrupt, "free-list header says " + std::to_string(free.alive) +
                                         " live entities, table has " + std::to_string(live)};
@@ -245,33 +252,34 @@ result<void> world::validate_state(std::span<const entity> table, const free_lis
     std::size_t linked = 0;
     std::uint32_t prev = null_index;
     for (std::uint32_t cur = free.head; cur != null_index;) {
-        if (cur >= table.size() || state[cur] != 0)
+        if (cur >= table.size() || marks[cur] != 0)
             return error{errc::corrupt, "free list reaches slot " + std::to_string(cur) +
                                             " which is out of range, live, retired or already visited (cycle)"};
-        state[cur] = 2;
+        marks[cur] = 1;
         ++linked;
         prev = cur;
         cur = to_index(table[cur]);
     }
     if (prev != free.tail) return error{errc::corrupt, "free list does not end at its recorded tail"};
-    if (live + linked + static_cast<std::size_t>(std::count(state.begin(), state.end(), std::uint8_t{3})) !=
-        table.size())
+    if (live + linked + retired != table.size())
         return error{errc::corrupt, "entity table has slots that are neither live, free nor retired"};
-    // seen[idx] = 1 + the last pool that held idx: one array for all pools keeps this O(n).
-    std::vector<std::uint32_t> seen(table.size(), 0u);
+    // Pool stamps run 1..255; the bytes are cleared before the first and when they wrap.
     for (std::size_t id = 0; id < pool_owners.size(); ++id) {
+        const auto stamp = static_cast<std::uint8_t>(id % 255u + 1u);
+        if (stamp == 1u) std::fill(marks.begin(), marks.end(), std::uint8_t{0});
         for (const entity e : pool_owners[id]) {
             const auto idx = to_index(e);
             if (idx >= table.size() || table[idx] != e)
                 return error{errc::corrupt,
                              "pool '" + std::string(pools_[id].info().name) + "' holds an entity that is not live"};
-            if (seen[idx] == id + 1u)
+            if (marks[idx] == stamp)
                 return error{errc::corrupt, "pool '" + std::string(pools_[id].info().name) + "' holds an entity twice"};
-            seen[idx] = static_cast<std::uint32_t>(id + 1u);
+            marks[idx] = stamp;
         }
     }
     const auto decl = schema_->groups();
-    std::fill(seen.begin(), seen.end(), 0u);
+    // seen[idx] = how many of a group's owned pools hold idx (only worlds with groups need it).
+    std::vector<std::uint32_t> seen(groups.empty() ? 0u : table.size(), 0u);
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (auto id : decl[g])
             if (groups[g] > pool_owners[id].size())

@@ -105,6 +105,33 @@ TEST_CASE("pool push_bytes and assign", "[pool]") {
     CHECK(p.payload_bytes() == 0u);
 }
 
+TEST_CASE("byte_buffer assign allocates what it copies and zero-fills only the rest", "[pool]") {
+    std::vector<std::byte> src(1000);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>(i * 7u + 1u);
+    internal::byte_buffer b{64};
+    b.assign(src.data(), 1000);
+    CHECK(b.size() == 1000u);
+    CHECK(b.capacity() == 1024u); // exact, rounded up to 64 bytes (doubling from 64 would reserve 1024 too)
+    CHECK(std::memcmp(b.data(), src.data(), 1000) == 0);
+    for (std::size_t i = 1000; i < b.capacity(); ++i) REQUIRE(b.data()[i] == std::byte{0});
+
+    internal::byte_buffer c{64};
+    c.assign(src.data(), 520); // doubling from 64 would reserve 1024
+    CHECK(c.capacity() == 576u);
+    for (std::size_t i = 520; i < c.capacity(); ++i) REQUIRE(c.data()[i] == std::byte{0});
+    const std::byte *before = c.data();
+    c.assign(src.data() + 1, 300); // fits: no new allocation, new contents
+    CHECK(c.data() == before);
+    CHECK(c.size() == 300u);
+    CHECK(std::memcmp(c.data(), src.data() + 1, 300) == 0);
+    c.assign(src.data(), 600); // a buffer in use still at least doubles
+    CHECK(c.capacity() == 1152u);
+    CHECK(std::memcmp(c.data(), src.data(), 600) == 0);
+    for (std::size_t i = 600; i < c.capacity(); ++i) REQUIRE(c.data()[i] == std::byte{0});
+    c.assign(nullptr, 0);
+    CHECK(c.size() == 0u);
+}
+
 TEST_CASE("tag pools keep no payload", "[pool]") {
     pool p{type_info_of<frozen>()};
     CHECK(p.element_size() == 0u);

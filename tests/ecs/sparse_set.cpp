@@ -155,3 +155,34 @@ TEST_CASE("sparse_set agrees with a reference model under random operations", "[
     REQUIRE(dense(s) == model);
     check_consistent(s);
 }
+
+TEST_CASE("sparse_set assign into an empty set indexes every block and page like assign into a used one",
+          "[sparse_set]") {
+    // Over 1,024 owners (several fill blocks) spread over many sparse pages, in shuffled order,
+    // with mixed versions: the fresh set and a set that held other entities agree entry by entry.
+    std::vector<entity> image;
+    for (std::uint32_t i = 0; i < 5000; ++i) image.push_back(ent(i * 7u + 3u, i % 5u));
+    std::uint32_t state = 12345u;
+    for (std::size_t i = image.size() - 1; i > 0; --i) { // deterministic shuffle
+        state = state * 1664525u + 1013904223u;
+        std::swap(image[i], image[state % (i + 1u)]);
+    }
+    const auto count = static_cast<sparse_set::size_type>(image.size());
+    sparse_set fresh;
+    fresh.assign(image.data(), count);
+    sparse_set used;
+    for (std::uint32_t i = 0; i < 3000; ++i) used.push_back(ent(i * 5u, 1u));
+    used.assign(image.data(), count);
+    CHECK(dense(fresh) == image);
+    CHECK(dense(used) == image);
+    for (sparse_set::size_type pos = 0; pos < count; ++pos) {
+        REQUIRE(fresh.index(image[pos]) == pos);
+        REQUIRE(used.index(image[pos]) == pos);
+    }
+    for (std::uint32_t i = 0; i < 40000; ++i) { // absent indices and other versions
+        const bool present = i % 7u == 3u && i / 7u < 5000u;
+        CHECK(fresh.contains(ent(i, (i / 7u) % 5u)) == present);
+        CHECK_FALSE(fresh.contains(ent(i, 6u)));
+    }
+    CHECK(fresh.sparse_bytes() == used.sparse_bytes());
+}

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "common/components.hpp"
 #include "common/counting_allocator.hpp"
 #include "common/world_gen.hpp"
@@ -96,4 +98,43 @@ TEST_CASE("alternating between two states allocates nothing once both were seen"
     allocation_counter counter;
     for (int i = 0; i < 20; ++i) cycle();
     CHECK(counter.count() == 0);
+}
+
+TEST_CASE("a restore into a fresh world reserves about what it copies, in few allocations", "[snapshot][allocations]") {
+    // 1,100 entities: their positions take 8,800 bytes, which growing by doubling would round
+    // up to 16,384; a fresh restore allocates each array at its size instead.
+    world source{standard_schema()};
+    for (std::uint32_t i = 0; i < 1100; ++i) {
+        const entity e = source.create();
+        source.emplace<position>(e, static_cast<float>(i), 1.0f);
+        if (i % 2 == 0) source.emplace<velocity>(e, 0.5f, 0.0f);
+        if (i % 3 == 0) source.emplace<health>(e, health{10, 2, 1, 0});
+    }
+    const world_image snap = save(source);
+    world warm{standard_schema()};
+    REQUIRE(restore(warm, snap).ok()); // the per-thread view grows here, not below
+
+    world fresh{standard_schema()};
+    std::size_t nonempty = 0;
+    for (std::size_t i = 0; i < source.pool_count(); ++i) nonempty += source.pool_at(i).empty() ? 0u : 1u;
+    const heap_watermark heap;
+    std::size_t allocations = 0;
+    long long reserved = 0;
+    {
+        allocation_counter counter;
+        const bool ok = restore(fresh, snap).ok();
+        allocations = counter.count();
+        reserved = heap.live();
+        REQUIRE(ok);
+    }
+    const world_image again = save(fresh);
+    REQUIRE(again.size() == snap.size());
+    CHECK(std::memcmp(again.bytes().data(), snap.bytes().data(), snap.size()) == 0);
+    for (const entity e : source.entity_table())
+        if (source.valid(e)) CHECK(fresh.has<position>(e)); // lookups go through the rebuilt index
+    // The entity table, then per non-empty pool its owners, payload, page list and one page
+    // (every index is below one page), with one more page-list growth per 1,024-owner block.
+    CHECK(allocations <= 1u + 5u * nonempty);
+    const auto bound = static_cast<long long>(snap.size() + fresh.derived_bytes() + 64u * allocations);
+    CHECK(reserved <= bound);
 }

@@ -59,6 +59,23 @@ public:
         if (n > cap_) grow(n);
     }
     void clear() noexcept { size_ = 0; }
+    /// @brief Replaces the contents with the @p n bytes at @p src (restore). When it must grow,
+    /// the old bytes are dropped rather than carried over, and only the capacity past @p n is
+    /// zero-filled: a fresh buffer is written once, not zeroed and then overwritten. A first
+    /// allocation is exact (rounded up to 64 bytes); later ones still at least double.
+    void assign(const std::byte *src, std::size_t n) {
+        if (n > cap_) {
+            const std::size_t exact = (n + 63u) & ~std::size_t{63};
+            const std::size_t cap = cap_ * 2u > exact ? cap_ * 2u : exact;
+            auto *fresh = static_cast<std::byte *>(::operator new (cap, std::align_val_t{align_}));
+            release();
+            data_ = fresh;
+            cap_ = cap;
+            std::memset(data_ + n, 0, cap - n);
+        }
+        if (n) std::memcpy(data_, src, n);
+        size_ = n;
+    }
 
 private:
     void grow(std::size_t min_cap) {
@@ -189,8 +206,7 @@ public:
     /// @brief Replaces the contents with @p count owners and their payload bytes (restore).
     void assign(const entity *owners, const std::byte *payload, size_type count) {
         owners_.assign(owners, count);
-        payload_.resize(std::size_t{count} * info_.size);
-        if (info_.size && count) std::memcpy(payload_.data(), payload, std::size_t{count} * info_.size);
+        payload_.assign(payload, std::size_t{count} * info_.size);
     }
     void reserve(size_type n) {
         owners_.reserve(n);

@@ -1,6 +1,7 @@
 #ifndef RETCON_ECS_SPARSE_SET_HPP
 #define RETCON_ECS_SPARSE_SET_HPP
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -99,6 +100,10 @@ public:
     /// (indices are distinct within each array).
     void assign(const entity *first, size_type count) {
         const size_type old = size();
+        if (old == 0) {
+            fill(first, count);
+            return;
+        }
         const entity *cur = dense_.data();
         if (old == count && (count == 0 || std::memcmp(cur, first, std::size_t{count} * sizeof(entity)) == 0)) return;
         const size_type common = old < count ? old : count;
@@ -119,6 +124,34 @@ public:
     }
 
 private:
+    /// assign() into an empty set (a fresh world, or a pool that was empty): nothing to clear
+    /// and nothing to compare. The dense array is appended a block at a time and the block's
+    /// entries are written while it is still in L1, so the image's owners are read once.
+    void fill(const entity *first, size_type count) {
+        constexpr size_type block = 1024;
+        dense_.reserve(count);
+        for (size_type start = 0; start < count; start += block) {
+            const size_type end = count - start < block ? count : start + block;
+            dense_.insert(dense_.end(), first + start, first + end);
+            const entity *copied = dense_.data();
+            size_type top = 0;
+            for (size_type pos = start; pos < end; ++pos) top = std::max(top, to_index(copied[pos]));
+            if (top / page_size >= pages_.size()) pages_.resize(top / page_size + 1u);
+            std::unique_ptr<size_type[]> *pages = pages_.data(); // the loop below never resizes
+            for (size_type pos = start; pos < end; ++pos) {
+                const size_type idx = to_index(copied[pos]);
+                std::unique_ptr<size_type[]> &page = pages[idx / page_size];
+                if (!page) page = new_page();
+                page[idx & (page_size - 1u)] = encode(pos, copied[pos]);
+            }
+        }
+    }
+    /// A sparse page with every entry npos (all ones), written once rather than zeroed first.
+    static std::unique_ptr<size_type[]> new_page() {
+        std::unique_ptr<size_type[]> page{new size_type[page_size]};
+        std::fill_n(page.get(), page_size, npos);
+        return page;
+    }
     /// Calls @p f(pos), in increasing order, for each pos < n where a[pos] != b[pos]. Blocks of
     /// 16 equal entities are skipped with four 16-byte XOR/OR steps (GCC does not vectorise the
     /// plain loop here); in other blocks a bit mask of the differing positions is built without
@@ -155,10 +188,7 @@ private:
     size_type &sparse_ref(size_type idx) {
         const auto page = idx / page_size;
         if (page >= pages_.size()) pages_.resize(page + 1u);
-        if (!pages_[page]) {
-            pages_[page] = std::make_unique<size_type[]>(page_size);
-            for (size_type i = 0; i < page_size; ++i) pages_[page][i] = npos;
-        }
+        if (!pages_[page]) pages_[page] = new_page();
         return pages_[page][idx & (page_size - 1u)];
     }
 
