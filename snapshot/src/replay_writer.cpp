@@ -129,8 +129,15 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
         p->queue = &p->settings.encoder->queue();
         p->queue->add_slots(*p->sink);
     }
-    p->frames.reserve(internal::frame_record_size(p->settings.players, p->settings.input_size) *
-                      p->settings.frames_per_chunk);
+    const std::size_t chunk_bytes =
+        internal::frame_record_size(p->settings.players, p->settings.input_size) * p->settings.frames_per_chunk;
+    p->frames.reserve(chunk_bytes);
+    if (p->queue) // pre-sized slots: a hand-off allocates nothing unless the world outgrows its start
+        for (auto &slot : p->sink->slots) {
+            slot->frames.reserve(chunk_bytes);
+            slot->image.prepare(image_size(start));
+            slot->image.clear();
+        }
     // Creating the file, its header and the starting keyframe, made durable, are one job: with an
     // encoder its thread opens and fsyncs, and an error (the path exists) comes back from the
     // next add_frame, flush or finish.
