@@ -3,8 +3,8 @@
 // slots, so handing off a job allocates nothing once a writer's slots are warm.
 #include <retcon/snapshot/replay_encoder.hpp>
 
-#include <chrono>
 #include <csignal>
+#include <ctime>
 
 #include <pthread.h>
 #include <sched.h>
@@ -34,10 +34,12 @@ void block_signals() {
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-std::uint64_t now_ns() {
-    return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
+/// The calling thread's CPU time: at the lowest priority a job's wall time counts the time the
+/// thread waited for the CPU.
+std::uint64_t thread_cpu_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 } // namespace
 
@@ -74,9 +76,9 @@ void encoder_queue::loop(bool) {
         std::shared_ptr<replay_sink> sink = std::move(job.keep);
         sink->running = true;
         lock.unlock();
-        const auto t0 = now_ns();
+        const auto t0 = thread_cpu_ns();
         sink->run(job, codec_);
-        const auto spent = now_ns() - t0;
+        const auto spent = thread_cpu_ns() - t0;
         lock.lock();
         sink->running = false;
         job.busy = false;

@@ -24,7 +24,7 @@ struct replay_encoder_options {
 struct replay_encoder_stats {
     std::uint64_t jobs = 0;      ///< jobs its thread ran
     std::uint64_t overflows = 0; ///< hand-offs that found no free slot (docs/hosting.md, "Threads")
-    std::uint64_t encode_ns = 0; ///< time its thread spent running jobs
+    std::uint64_t encode_ns = 0; ///< CPU time its thread spent running jobs
     std::uint32_t queued = 0;    ///< jobs waiting now
 };
 
