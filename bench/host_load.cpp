@@ -152,6 +152,8 @@ std::optional<metrics_page> parse_metrics(const std::string &text) {
             m.lateness_max_s = v;
         else if (name == "retcon_host_tick_seconds_total")
             m.parts[label(line, "part")] = v;
+        else if (name == "retcon_host_encoder_seconds_total") // the replay encoder's thread, not the tick's
+            m.parts["encoder"] = v;
         else if (name == "retcon_host_match_frames_total")
             m.frames = u;
         else if (name == "retcon_host_replaced_inputs_total")
@@ -675,7 +677,7 @@ struct run_result {
     std::size_t thin_clients = 0, thin_hosts = 0;
 };
 
-constexpr const char *part_names[] = {"simulate", "hash_record", "broadcast", "receive", "network"};
+constexpr const char *part_names[] = {"simulate", "hash_record", "broadcast", "receive", "network", "encoder"};
 
 class runner {
 public:
@@ -1071,7 +1073,8 @@ std::string lat(double us) {
 void print_table(const std::vector<run_result> &runs) {
     std::printf("\n| M | players | server CPU | generator CPU | lateness p50 / p99 / p99.9 / max | µs per match frame: "
                 "simulate / "
-                "hash_record / broadcast / receive / network (server CPU) | bytes per client per s in / out | RSS (per "
+                "hash_record / broadcast / receive / network (server CPU) [encoder thread] | bytes per client per s in "
+                "/ out | RSS (per "
                 "match) |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     for (const auto &r : runs) {
@@ -1083,13 +1086,14 @@ void print_table(const std::vector<run_result> &runs) {
             const auto it = r.part_us.find(p);
             return it == r.part_us.end() ? 0.0 : it->second;
         };
-        std::printf("| %u%s | %u | %.1f%% | %.0f%%%s | %s / %s / %s / %s | %.1f / %.1f / %.1f / %.1f / %.1f (%.1f) | "
+        std::printf("| %u%s | %u | %.1f%% | %.0f%%%s | %s / %s / %s / %s | %.1f / %.1f / %.1f / %.1f / %.1f (%.1f) "
+                    "[%.1f] | "
                     "%.0f / %.0f | "
                     "%.1f MiB (%.2f) |\n",
                     r.matches, r.ok ? "" : " FAILED", r.players, r.server_cpu, r.generator_cpu,
                     r.is_void ? " VOID" : "", lat(r.p50).c_str(), lat(r.p99).c_str(), lat(r.p999).c_str(),
                     lat(r.max).c_str(), part("simulate"), part("hash_record"), part("broadcast"), part("receive"),
-                    part("network"), r.cpu_us_per_frame, r.in_per_client, r.out_per_client, r.rss_mib,
+                    part("network"), r.cpu_us_per_frame, part("encoder"), r.in_per_client, r.out_per_client, r.rss_mib,
                     r.rss_per_match_mib);
     }
     std::printf("\n| M | window | match frames/s | ticks ≥ 2 ms late | replaced inputs/s | UDP receive-buffer drops | "

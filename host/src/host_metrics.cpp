@@ -175,6 +175,13 @@ std::string to_prometheus(const host_metrics &m) {
     part("network", m.costs.network_ns);
     help(o, "retcon_host_match_frames_total", "counter", "Match frames ticked, over every match.");
     line(o, "retcon_host_match_frames_total %llu\n", u(m.costs.frames));
+    help(o, "retcon_host_encoder_jobs_total", "counter", "Replay chunks and keyframes the encoder thread wrote.");
+    line(o, "retcon_host_encoder_jobs_total %llu\n", u(m.encoder_jobs));
+    help(o, "retcon_host_encoder_seconds_total", "counter", "CPU time the encoder thread spent writing them.");
+    line(o, "retcon_host_encoder_seconds_total %.6f\n", static_cast<double>(m.encoder_ns) / 1e9);
+    help(o, "retcon_host_encoder_overflows_total", "counter",
+         "Replay hand-offs that found no free slot and were written on the ticking thread.");
+    line(o, "retcon_host_encoder_overflows_total %llu\n", u(m.encoder_overflows));
 
     help(o, "retcon_match_players", "gauge", "Players connected to the match.");
     for (const auto &x : m.per_match)

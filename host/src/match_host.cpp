@@ -7,6 +7,7 @@
 #include <retcon/config.hpp>
 #include <retcon/net/enet_transport.hpp>
 #include <retcon/net/transport_mux.hpp>
+#include <retcon/snapshot/replay_encoder.hpp>
 #include <retcon/internal/printable.hpp>
 
 #include <algorithm>
@@ -55,6 +56,16 @@ private:
     misuse_handler previous_;
 };
 
+/// The host records through one replay encoder (docs/hosting.md, "Threads"): keyframes are
+/// compressed and replay files written off the ticking thread, with one zstd context for every
+/// match. A game that set its own encoder keeps it.
+host_options with_encoder(host_options o) {
+    auto &rs = o.session.record_settings;
+    if (!rs.encoder && (!o.replay_dir.empty() || !o.single_replay_path.empty()))
+        rs.encoder = std::make_shared<replay_encoder>();
+    return o;
+}
+
 constexpr std::uint64_t housekeeping_us = 100'000; // timeouts, drain, metrics: ten times a second
 constexpr std::uint64_t ending_poll_us = 20'000;   // an ending match's goodbyes: fifty times a second
 
@@ -81,8 +92,9 @@ struct match_host::impl final : admission_host {
     std::uint16_t metrics_port_bound = 0;
 
     impl(host_options o, game_factory f, std::unique_ptr<transport> base, ended_matches ended)
-        : opt(std::move(o)), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}), metrics(opt.max_matches),
-          results(logger()), life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
+        : opt(with_encoder(std::move(o))), mux(std::move(base), mux_options{opt.session.hello_timeout_ms}),
+          metrics(opt.max_matches), results(logger()),
+          life(opt, std::move(f), mux, scheduler, metrics.live(), results, logger()),
           gate(opt, mux, *this, logger(), std::move(ended)) {
         life.session_admission = [this](std::size_t i) { return gate.session_hook(i); };
         if (const auto &ledger = gate.ended().ledger(); !ledger.empty()) {
@@ -223,6 +235,13 @@ struct match_host::impl final : admission_host {
     }
 
     void publish() {
+        if (const auto &enc = opt.session.record_settings.encoder) {
+            const auto st = enc->stats();
+            auto &live = metrics.live();
+            live.encoder_jobs = st.jobs;
+            live.encoder_ns = st.encode_ns;
+            live.encoder_overflows = st.overflows;
+        }
         metrics.publish(
             now,
             {drain.draining(), gate.admissions(), gate.refusals(), gate.refusals_by_reason(), mux.base().counters()},
@@ -281,6 +300,9 @@ struct match_host::impl final : admission_host {
         now = now_us();
         publish();
         mux.flush();
+        // Every match has finished its replay (finish writes what its writer queued); what
+        // writers that stopped early queued is written now, before run returns.
+        if (const auto &enc = opt.session.record_settings.encoder) enc->flush();
         results.close();           // every result written before run returns
         (void)life.flush_traces(); // every trace written (trace_dir) or logged as not
         // A replay asked for and not written is data lost: the status says so (docs/hosting.md,

@@ -6,7 +6,7 @@
 namespace retcon {
 
 std::uint64_t match_clock::deadline_us(frame_t f) const noexcept {
-    return origin_ms * 1000u +
+    return origin_ms * 1000u + offset_us +
            static_cast<std::uint64_t>(std::llround(static_cast<double>(f - first_frame) * period_us));
 }
 
@@ -18,18 +18,39 @@ std::uint64_t match_clock::session_time_ms(std::uint64_t now_us) noexcept {
     return std::max(origin_ms, now_us / 1000u);
 }
 
+namespace {
+/// The 8 bits of @p i in reverse order: 0, 128, 64, 192, 32, ... each next slot halves a gap.
+constexpr std::size_t bit_reversed(std::size_t i) noexcept {
+    std::size_t r = 0;
+    for (int b = 0; b < 8; ++b) r |= ((i >> b) & 1u) << (7 - b);
+    return r;
+}
+static_assert(frame_scheduler::max_phases == 256, "bit_reversed spans 8 bits");
+} // namespace
+
+std::size_t frame_scheduler::phases(std::uint32_t tick_hz) noexcept {
+    const double period_us = 1e6 / std::max<std::uint32_t>(tick_hz, 1);
+    return std::clamp<std::size_t>(static_cast<std::size_t>(period_us / phase_slot_us), 1, max_phases);
+}
+
 match_clock frame_scheduler::assign(std::uint64_t now_us, std::uint32_t tick_hz, frame_t first_frame) noexcept {
     match_clock c;
     c.first_frame = first_frame;
     c.period_us = 1e6 / std::max<std::uint32_t>(tick_hz, 1);
-    c.phase = static_cast<std::size_t>(std::min_element(load_.begin(), load_.end()) - load_.begin());
+    const std::size_t n = phases(tick_hz);
+    c.phase = 0;
+    for (std::size_t i = 1; i < max_phases; ++i) { // the first least used slot, in halving order
+        const std::size_t slot = bit_reversed(i) * n / max_phases; // every slot appears (n <= 256)
+        if (load_[slot] < load_[c.phase]) c.phase = slot;
+    }
     ++load_[c.phase];
-    const double slice = c.period_us / phase_buckets;
+    const double slice = c.period_us / static_cast<double>(n);
     const double in_period = std::fmod(static_cast<double>(now_us - std::min(now_us, epoch_us_)), c.period_us);
     double wait = static_cast<double>(c.phase) * slice - in_period;
     if (wait < 0) wait += c.period_us;
-    const auto origin_us = now_us + static_cast<std::uint64_t>(wait);
-    c.origin_ms = (origin_us + 999u) / 1000u;
+    const auto first_us = now_us + static_cast<std::uint64_t>(wait);
+    c.origin_ms = first_us / 1000u;
+    c.offset_us = static_cast<std::uint32_t>(first_us % 1000u);
     return c;
 }
 

@@ -156,14 +156,17 @@ TEST_CASE("lifecycle: an opened match's session clock starts at the scheduler's 
     match_lifecycle life{
         o, test::counter_game, mux, scheduler, live, results, [&](std::string_view l) { log.emplace_back(l); }};
     const std::uint64_t opened_at = 7'654'321;
-    REQUIRE(life.open("m0", test::params_of(2, 1), opened_at).ok()); // phase 0
+    const auto first = life.open("m0", test::params_of(2, 1), opened_at); // phase 0
+    REQUIRE(first.ok());
     const auto second = life.open("m1", test::params_of(2, 2), opened_at);
     REQUIRE(second.ok());
     hosted_match &m = *life.matches()[*second];
     CHECK(life.find("m1") == *second);
     CHECK(live.matches_opened == 2);
-    CHECK(m.clock.phase == 1);
-    CHECK(m.clock.origin_ms * 1000 >= opened_at);
+    CHECK(life.matches()[*first]->clock.phase == 0);
+    CHECK(m.clock.phase == frame_scheduler::phases(m.params.tick_hz) / 2); // half a period later
+    CHECK(m.clock.deadline_us(m.clock.first_frame) >= opened_at);
+    CHECK(m.clock.deadline_us(m.clock.first_frame) < m.clock.origin_ms * 1000 + 1000);
     // Not polled at its opening: the session's clock has not started (else it would tick).
     CHECK_FALSE(m.session->should_tick(m.clock.origin_ms + 1'000'000));
     // The loop's first poll, however late, starts it at the origin: one clock.

@@ -4,7 +4,10 @@
 
 #include <retcon/net/server_session.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <vector>
 
 #include "host/host_fixture.hpp"
 #include "scheduler.hpp"
@@ -27,30 +30,65 @@ constexpr std::uint64_t ms = 1000; // µs
 
 TEST_CASE("scheduler: matches opened together take different phases of the tick period", "[host][scheduler]") {
     frame_scheduler s{0};
-    std::set<std::uint64_t> origins;
+    std::vector<std::uint64_t> firsts;
     std::set<std::size_t> phases;
     for (int i = 0; i < 8; ++i) {
         const auto c = s.assign(5 * ms, 60, 0);
-        CHECK(c.origin_ms * 1000 >= 5 * ms);               // never before the match opened
-        CHECK(c.origin_ms * 1000 < 5 * ms + 17 * ms + ms); // within one period (and the rounding)
-        origins.insert(c.origin_ms);
+        CHECK(c.deadline_us(0) >= 5 * ms);          // never before the match opened
+        CHECK(c.deadline_us(0) < 5 * ms + 17 * ms); // within one period
+        CHECK(c.offset_us < 1000);
+        firsts.push_back(c.deadline_us(0));
         phases.insert(c.phase);
     }
     CHECK(phases.size() == 8);
-    CHECK(origins.size() == 8); // 1.04 ms apart at 60 Hz: distinct on whole milliseconds too
-    for (std::size_t p = 0; p < frame_scheduler::phase_buckets; ++p) CHECK(s.load(p) == (p < 8 ? 1u : 0u));
+    // Spread over the period, not packed at its start: more than a millisecond apart.
+    std::sort(firsts.begin(), firsts.end());
+    for (std::size_t i = 1; i < firsts.size(); ++i) CHECK(firsts[i] - firsts[i - 1] > 1 * ms);
+    std::uint32_t total = 0;
+    for (std::size_t p = 0; p < frame_scheduler::max_phases; ++p) total += s.load(p);
+    CHECK(total == 8);
+}
+
+TEST_CASE("scheduler: 160 matches at 60 Hz never share a 100 µs phase slot, 320 at most two", "[host][scheduler]") {
+    // Whole-millisecond phases put about ten of 160 matches on one instant; slots of 100 µs do not.
+    CHECK(frame_scheduler::phases(60) == 166);
+    frame_scheduler s{1'234};
+    std::vector<std::uint64_t> at; // each match's first deadline within the period, µs
+    std::uint64_t now = 2'000'000;
+    const auto period = 1e6 / 60;
+    for (int i = 0; i < 320; ++i) {
+        now += 12'500 + 37u * static_cast<std::uint64_t>(i); // opened one after another, at any instant
+        const auto c = s.assign(now, 60, 0);
+        REQUIRE(c.deadline_us(0) >= now);
+        REQUIRE(c.deadline_us(0) / 1000 == c.origin_ms); // the session's clock: the same millisecond
+        at.push_back(static_cast<std::uint64_t>(std::fmod(static_cast<double>(c.deadline_us(0) - 1'234), period)));
+        if (i + 1 == 160 || i + 1 == 320) {
+            std::vector<std::uint64_t> sorted = at;
+            std::sort(sorted.begin(), sorted.end());
+            std::size_t most = 0; // matches due within any 90 µs
+            for (std::size_t a = 0; a < sorted.size(); ++a) {
+                std::size_t b = a;
+                while (b < sorted.size() && sorted[b] < sorted[a] + 90) ++b;
+                most = std::max(most, b - a);
+            }
+            INFO(i + 1 << " matches");
+            CHECK(most == (i + 1 == 160 ? 1u : 2u));
+        }
+    }
 }
 
 TEST_CASE("scheduler: a released phase is the next one taken", "[host][scheduler]") {
     frame_scheduler s{0};
     std::vector<match_clock> clocks;
-    for (std::size_t i = 0; i < frame_scheduler::phase_buckets; ++i) clocks.push_back(s.assign(0, 60, 0));
+    const std::size_t n = frame_scheduler::phases(60);
+    for (std::size_t i = 0; i < n; ++i) clocks.push_back(s.assign(0, 60, 0));
+    for (std::size_t p = 0; p < n; ++p) CHECK(s.load(p) == 1);
     s.release(clocks[5]);
-    CHECK(s.load(5) == 0);
-    CHECK(s.assign(0, 60, 0).phase == 5);
+    CHECK(s.load(clocks[5].phase) == 0);
+    CHECK(s.assign(0, 60, 0).phase == clocks[5].phase);
     s.release(clocks[3]);
     s.release(clocks[3]); // a phase never goes below zero
-    CHECK(s.load(3) == 0);
+    CHECK(s.load(clocks[3].phase) == 0);
 }
 
 TEST_CASE("scheduler: deadlines follow the frames from the origin without drift", "[host][scheduler]") {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <retcon/snapshot/replay_encoder.hpp>
+
 #include <algorithm>
 
 #include <common/sim_match.hpp>
@@ -669,6 +671,28 @@ TEST_CASE("a recording that cannot be written is an event, the match goes on unr
     m.server->end_match(); // nothing to finish: no second event
     while (!m.server->finished()) m.run(1);
     CHECK(sim_match::count(m.server_events, session_event_kind::recording_failed) == 1);
+    CHECK_FALSE(fs::exists(so.record_path));
+}
+
+TEST_CASE("a recording through a replay encoder that cannot be written is the same one event",
+          "[net][session][record]") {
+    // The encoder's thread creates the file: its error comes back with a later frame's hand-off,
+    // or at the latest from finish.
+    namespace fs = std::filesystem;
+    sim_match m{37, 2};
+    server_options so;
+    so.record_path = fs::temp_directory_path() / ("retcon-no-such-dir-enc-" + std::to_string(::getpid())) / "m.rcr";
+    so.record_settings.encoder = std::make_shared<replay_encoder>();
+    m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
+    auto &c = m.add_client({20, 0, 0.0}, {20, 0, 0.0});
+    m.run(2000);
+    CHECK(c.session->state() == client_state::running);
+    // However far the encoder's thread got, the end settles the recording: one event, by then.
+    m.server->end_match();
+    while (!m.server->finished()) m.run(1);
+    CHECK(sim_match::count(m.server_events, session_event_kind::recording_failed) == 1);
+    for (const auto &e : m.server_events)
+        if (e.kind == session_event_kind::recording_failed) CHECK(e.path == so.record_path.string());
     CHECK_FALSE(fs::exists(so.record_path));
 }
 

@@ -14,6 +14,7 @@
 #include "snapshot/image.hpp"
 #include "snapshot/inspect.hpp"
 #include "snapshot/replay.hpp"
+#include "snapshot/replay_encoder.hpp"
 #include "snapshot/ring.hpp"
 
 #endif

@@ -95,6 +95,9 @@ struct host_metrics {
     std::uint64_t bytes_in = 0, bytes_out = 0;
     lateness_histogram lateness{};
     tick_costs costs{};
+    /// @brief The replay encoder's thread (docs/hosting.md, "Threads"): jobs it wrote, the CPU time
+    /// it spent on them, and hand-offs that found no free slot (written on the ticking thread).
+    std::uint64_t encoder_jobs = 0, encoder_ns = 0, encoder_overflows = 0;
     std::vector<match_metrics> per_match{}; ///< the running matches
 };
 

@@ -24,6 +24,8 @@
 
 namespace retcon {
 
+class replay_encoder;
+
 /// @brief "RCRP" read as a little-endian u32: a replay file.
 inline constexpr std::uint32_t replay_file_magic = 0x50524352u;
 /// @brief Current replay file format version.
@@ -40,6 +42,10 @@ struct replay_settings {
     int level = 3;                          ///< zstd level
     /// @brief Free-form key/value metadata (game name, version, player names...).
     std::vector<std::pair<std::string, std::string>> metadata{};
+    /// @brief Not part of the file: the thread that compresses and writes the writer's chunks
+    /// (a match host's, shared by its matches). Null: the writer's own thread does, as each
+    /// call returns. The file's bytes are the same either way.
+    std::shared_ptr<replay_encoder> encoder{};
 };
 
 /**
@@ -52,6 +58,11 @@ struct replay_settings {
  * against the previous keyframe aligned section by section (a changed pool size does not
  * misalign the others), zstd-compressed. `finish` writes a seek index and a trailer. A writer
  * killed mid-way leaves a file readable up to its last complete chunk.
+ *
+ * With `replay_settings::encoder` the chunks are compressed and written by the encoder's thread,
+ * in the order the writer hands them off (the same bytes): `create`, `add_frame` and the
+ * destructor queue their work, an error comes back from the next `add_frame`, `flush` or
+ * `finish`, and `flush` and `finish` return once the writer's queued work is written.
  */
 class replay_writer {
 public:
@@ -83,7 +94,7 @@ public:
 
     /// @brief The frame add_frame expects next.
     [[nodiscard]] frame_t next_frame() const noexcept;
-    /// @brief Bytes written so far.
+    /// @brief Bytes written so far (with an encoder, what its thread has written).
     [[nodiscard]] std::uint64_t bytes_written() const noexcept;
 
 private:
