@@ -39,7 +39,7 @@ match_clock frame_scheduler::assign(std::uint64_t now_us, std::uint32_t tick_hz,
     c.period_us = 1e6 / std::max<std::uint32_t>(tick_hz, 1);
     const std::size_t n = phases(tick_hz);
     c.phase = 0;
-    for (std::size_t i = 1; i < max_phases; ++i) { // the first least used slot, in halving order
+    for (std::size_t i = 1; i < max_phases; ++i) {                 // the first least used slot, in halving order
         const std::size_t slot = bit_reversed(i) * n / max_phases; // every slot appears (n <= 256)
         if (load_[slot] < load_[c.phase]) c.phase = slot;
     }
