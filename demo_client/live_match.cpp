@@ -198,7 +198,8 @@ int live_match::finish() {
         flight->flush(); // the dumps queued are on disk before the summary says so
         std::printf("  flight recorder: %llu dumps in %s (%llu not written)\n",
                     static_cast<unsigned long long>(flight->written()), s_.flight_recorder.c_str(),
-                    static_cast<unsigned long long>(flight->failed() + flight->dropped()));
+                    static_cast<unsigned long long>(flight->failed()) +
+                        static_cast<unsigned long long>(flight->dropped()));
     }
     std::printf("desyncs: %llu\n", static_cast<unsigned long long>(desyncs_));
     if (!verdict_.empty()) std::printf("desync verdict: %s\n", verdict_.c_str());

@@ -52,14 +52,14 @@ std::uint64_t trace_recorder::now() const noexcept {
 }
 
 trace_name_id trace_recorder::intern(std::string_view name, std::string_view arg_a, std::string_view arg_b) {
-    auto &names_ = data_.names;
-    for (std::size_t i = 0; i < names_.size(); ++i)
-        if (names_[i].name == name && names_[i].arg_a == arg_a && names_[i].arg_b == arg_b)
+    auto &names = data_.names;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (names[i].name == name && names[i].arg_a == arg_a && names[i].arg_b == arg_b)
             return static_cast<trace_name_id>(i);
     constexpr std::size_t max_names = std::numeric_limits<trace_name_id>::max();
-    if (names_.size() >= max_names) return static_cast<trace_name_id>(max_names - 1);
-    names_.push_back({std::string{name}, std::string{arg_a}, std::string{arg_b}});
-    return static_cast<trace_name_id>(names_.size() - 1);
+    if (names.size() >= max_names) return static_cast<trace_name_id>(max_names - 1);
+    names.push_back({std::string{name}, std::string{arg_a}, std::string{arg_b}});
+    return static_cast<trace_name_id>(names.size() - 1);
 }
 
 std::string_view trace_recorder::name(trace_name_id id) const noexcept {

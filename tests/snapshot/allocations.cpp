@@ -135,6 +135,7 @@ TEST_CASE("a restore into a fresh world reserves about what it copies, in few al
     // The entity table, then per non-empty pool its owners, payload, page list and one page
     // (every index is below one page), with one more page-list growth per 1,024-owner block.
     CHECK(allocations <= 1u + 5u * nonempty);
-    const auto bound = static_cast<long long>(snap.size() + fresh.derived_bytes() + 64u * allocations);
+    const auto bound = static_cast<long long>(snap.size()) + static_cast<long long>(fresh.derived_bytes()) +
+                       64LL * static_cast<long long>(allocations);
     CHECK(reserved <= bound);
 }
