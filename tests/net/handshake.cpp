@@ -86,14 +86,14 @@ TEST_CASE("is_predicted says which inputs a frame was simulated with are not yet
 TEST_CASE("a hello of an older protocol version is rejected by name, not dropped as hostile", "[net][handshake]") {
     // Version 1 carried tick rate and player slots (42 bytes with an empty name); version 2 an
     // 8-byte reconnect token (39 bytes).
-    const auto [version, size] = GENERATE(table<std::uint8_t, std::size_t>({{1, 42}, {2, 39}}));
+    const auto [old_version, size] = GENERATE(table<std::uint8_t, std::size_t>({{1, 42}, {2, 39}}));
     sim_match m{43, 2};
     auto &c = m.add_client({10, 0, 0.0}, {10, 0, 0.0});
     m.run(1000);
     REQUIRE(c.session->state() == client_state::running);
     std::vector<std::byte> hello(size, std::byte{0});
     hello[0] = std::byte{1};
-    hello[1] = std::byte{version};
+    hello[1] = std::byte{old_version};
     struct ignore_all final : transport_handler {
         void on_connect(peer_id) override {}
         void on_disconnect(peer_id) override {}

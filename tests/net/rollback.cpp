@@ -255,12 +255,12 @@ TEST_CASE("rollback::begin, before and end run resimulate's steps one frame at a
     rollback rb{16};
     std::vector<std::uint64_t> first;
     run_true(w, 12, &rb, first);
-    const std::uint64_t present = hash(w);
+    const std::uint64_t before = hash(w);
     // A restore error leaves the world as it was and starts nothing.
     for (const frame_t from : {frame_t{12}, frame_t{40}}) {
         INFO("from " << from);
         CHECK_FALSE(rb.begin(w, from).ok());
-        CHECK(hash(w) == present);
+        CHECK(hash(w) == before);
         CHECK_FALSE(rb.is_resimulating());
     }
     REQUIRE(rb.begin(w, 5).ok());

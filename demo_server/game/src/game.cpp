@@ -28,7 +28,7 @@ void spawn_asteroid(world &w, position at, std::uint8_t size) {
     const fixed speed = fixed::ratio(static_cast<std::int32_t>(next_random(w) % 30u) + 10, 100 * size);
     w.emplace<position>(e, at);
     w.emplace<velocity>(e, cos256(dir) * speed, sin256(dir) * speed);
-    w.emplace<asteroid>(e, radius_of(size), size, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0});
+    w.emplace<asteroid>(e, asteroid{radius_of(size), size, {}});
 }
 
 void spawn_debris(world &w, position at, std::uint32_t count) {
