@@ -13,7 +13,7 @@ foreach(line IN LISTS lines)
   string(REGEX REPLACE "^[0-9a-fA-F]* *[A-Za-z] " "" symbol "${line}")
   if(symbol MATCHES "^rc_")
     math(EXPR count "${count} + 1")
-  elseif(NOT symbol MATCHES "^RETCON_C_[0-9]+$")
+  elseif(NOT symbol MATCHES "^RETCON_C_[0-9]+(@@RETCON_C_[0-9]+)?$") # llvm-nm names its version too
     message(FATAL_ERROR "libretcon_c exports ${symbol}, which is not part of the C API")
   endif()
 endforeach()

@@ -21,6 +21,7 @@ function(configure_consumer dir)
   execute_process(COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${dir}"
       -G "${GENERATOR}" -DCMAKE_PREFIX_PATH=${SCRATCH}/prefix -DCMAKE_BUILD_TYPE=Release
       -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+      "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
       "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}" ${ARGN}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -85,14 +86,16 @@ foreach(pc retcon retcon_c)
     message(FATAL_ERROR "${LIBDIR}/pkgconfig/${pc}.pc was not installed")
   endif()
 endforeach()
-# A sanitized tree needs sanitized programs: cc and c++ are wrapped to add the tree's flags, so
-# the commands below stay as written.
+# A sanitized tree needs sanitized programs built by its own compilers (a sanitizer's runtime is
+# the compiler's): cc and c++ are wrapped to call them with the tree's flags, so the commands
+# below stay as written.
 set(by_hand "${SCRATCH}/by-hand")
 file(MAKE_DIRECTORY "${by_hand}/bin")
 set(path_env "$ENV{PATH}")
 if(NOT CXX_FLAGS STREQUAL "" OR NOT LINK_FLAGS STREQUAL "")
+  set(real_cc "${C_COMPILER}")
+  set(real_c++ "${CXX_COMPILER}")
   foreach(compiler cc c++)
-    find_program(real_${compiler} ${compiler} REQUIRED NO_CACHE)
     file(WRITE "${by_hand}/bin/${compiler}" "#!/bin/sh\nexec '${real_${compiler}}' \"$@\" ${CXX_FLAGS} ${LINK_FLAGS}\n")
     file(CHMOD "${by_hand}/bin/${compiler}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
   endforeach()
