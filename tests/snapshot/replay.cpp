@@ -328,7 +328,9 @@ TEST_CASE("add_frame refuses frames of the wrong shape", "[snapshot][replay]") {
     CHECK(skipped.code() == errc::invalid_argument);
     CHECK_THAT(skipped.message(), Contains("frame 1 given where frame 0 comes next"));
     frame_inputs_buffer bad_flags{settings.players, settings.input_size};
-    bad_flags.record()[1] = std::byte{0x80}; // slot 1: a flag bit no version defines
+    const std::span<std::byte> bad_record = bad_flags.record();
+    REQUIRE(bad_record.size() > 1);
+    bad_record[1] = std::byte{0x80}; // slot 1: a flag bit no version defines
     auto flagged = writer->add_frame(bad_flags.view(0), w);
     CHECK(flagged.code() == errc::invalid_argument);
     CHECK_THAT(flagged.message(), Contains("unknown flag bits for slot 1"));
