@@ -11,59 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "match_fixture.hpp"
 #include "misuse_checks.hpp"
 
 using namespace retcon::capi_test;
 
 namespace {
 
-struct ticks {
-    std::uint64_t count;
-};
-const rc_field ticks_fields[] = {RC_FIELD(ticks, count, RC_U64)};
-struct pad_input {
-    std::uint32_t buttons;
-};
-
 /// A server and one client over a perfect simulated link, their worlds holding one resource the
 /// step counts frames in. Both sessions in the same mode.
-class match {
+class match : public match_fixture {
 public:
-    explicit match(rc_step_fn step, void *user = nullptr) {
-        REQUIRE(rc_schema_create(&schema) == RC_OK);
-        const rc_type_desc d{sizeof(rc_type_desc), "ticks", sizeof(ticks), ticks_fields, 1};
-        REQUIRE(rc_schema_resource(schema, &d, &resource) == RC_OK);
-        REQUIRE(rc_world_create(schema, &server_world) == RC_OK);
-        REQUIRE(rc_world_create(schema, &client_world) == RC_OK);
-        const ticks zero{0};
-        REQUIRE(rc_resource_set(server_world, resource, &zero, sizeof zero) == RC_OK);
-        REQUIRE(rc_sim_network_create(7, &net) == RC_OK);
-        REQUIRE(rc_sim_network_server(net, &server_end) == RC_OK);
-        REQUIRE(rc_sim_network_connect(net, nullptr, nullptr, &client_end) == RC_OK);
+    explicit match(rc_step_fn step, void *user = nullptr) : match_fixture{7} {
         config = default_config();
         REQUIRE_OK(rc_server_create(&config, server_world, server_end, step, user, nullptr, &server), rc_last_error());
         REQUIRE_OK(rc_client_create(&config, client_world, client_end, step, user, nullptr, &client), rc_last_error());
-    }
-    ~match() {
-        rc_client_destroy(client);
-        rc_server_destroy(server);
-        rc_transport_destroy(client_end);
-        rc_transport_destroy(server_end);
-        rc_sim_network_destroy(net);
-        rc_world_destroy(client_world);
-        rc_world_destroy(server_world);
-        rc_schema_destroy(schema);
-    }
-    match(const match &) = delete;
-    match &operator=(const match &) = delete;
-
-    static rc_session_config default_config() {
-        rc_session_config c{};
-        c.struct_size = sizeof c;
-        REQUIRE(rc_session_config_default(&c) == RC_OK);
-        c.max_players = 1;
-        c.input_size = sizeof(pad_input);
-        return c;
     }
 
     /// Steps every poll-mode request of both sessions until @p until says stop (or 5 s pass).
@@ -128,14 +90,7 @@ public:
         return info.state;
     }
 
-    rc_schema *schema = nullptr;
-    std::uint32_t resource = 0;
-    rc_world *server_world = nullptr, *client_world = nullptr;
-    rc_sim_network *net = nullptr;
-    rc_transport *server_end = nullptr, *client_end = nullptr;
     rc_session_config config{};
-    rc_server *server = nullptr;
-    rc_client *client = nullptr;
     std::uint64_t now = 0;
 };
 

@@ -16,19 +16,12 @@
 #include <utility>
 #include <vector>
 
+#include "match_fixture.hpp"
 #include "misuse_checks.hpp"
 
 using namespace retcon::capi_test;
 
 namespace {
-
-struct ticks {
-    std::uint64_t count;
-};
-const rc_field ticks_fields[] = {RC_FIELD(ticks, count, RC_U64)};
-struct pad_input {
-    std::uint32_t buttons;
-};
 
 /// What a step callback adds to the trace: an outer slice with one nested inside it.
 struct game_slices {
@@ -58,25 +51,10 @@ int traced_step(rc_world *w, const rc_frame_inputs *, void *user) {
 
 /// A server and one client over a perfect simulated link in callback mode, created with the
 /// options given (NULL: the defaults).
-class traced_match {
+class traced_match : public match_fixture {
 public:
-    traced_match(const rc_server_options *so, const rc_client_options *co) {
-        REQUIRE(rc_schema_create(&schema) == RC_OK);
-        const rc_type_desc d{sizeof(rc_type_desc), "ticks", sizeof(ticks), ticks_fields, 1};
-        std::uint32_t resource = 0;
-        REQUIRE(rc_schema_resource(schema, &d, &resource) == RC_OK);
-        REQUIRE(rc_world_create(schema, &server_world) == RC_OK);
-        REQUIRE(rc_world_create(schema, &client_world) == RC_OK);
-        const ticks zero{0};
-        REQUIRE(rc_resource_set(server_world, resource, &zero, sizeof zero) == RC_OK);
-        REQUIRE(rc_sim_network_create(11, &net) == RC_OK);
-        REQUIRE(rc_sim_network_server(net, &server_end) == RC_OK);
-        REQUIRE(rc_sim_network_connect(net, nullptr, nullptr, &client_end) == RC_OK);
-        rc_session_config c{};
-        c.struct_size = sizeof c;
-        REQUIRE(rc_session_config_default(&c) == RC_OK);
-        c.max_players = 1;
-        c.input_size = sizeof(pad_input);
+    traced_match(const rc_server_options *so, const rc_client_options *co) : match_fixture{11} {
+        const rc_session_config c = default_config();
         REQUIRE_OK(rc_server_create(&c, server_world, server_end, traced_step, &server_game, so, &server),
                    rc_last_error());
         REQUIRE_OK(rc_client_create(&c, client_world, client_end, traced_step, &client_game, co, &client),
@@ -84,18 +62,6 @@ public:
         server_game.server = server;
         client_game.client = client;
     }
-    ~traced_match() {
-        rc_client_destroy(client);
-        rc_server_destroy(server);
-        rc_transport_destroy(client_end);
-        rc_transport_destroy(server_end);
-        rc_sim_network_destroy(net);
-        rc_world_destroy(client_world);
-        rc_world_destroy(server_world);
-        rc_schema_destroy(schema);
-    }
-    traced_match(const traced_match &) = delete;
-    traced_match &operator=(const traced_match &) = delete;
 
     /// Names the slices, then runs the match until the client has stepped @p frames frames.
     void play(std::uint64_t frames) {
@@ -114,12 +80,6 @@ public:
         CHECK_FALSE(client_game.failed);
     }
 
-    rc_schema *schema = nullptr;
-    rc_world *server_world = nullptr, *client_world = nullptr;
-    rc_sim_network *net = nullptr;
-    rc_transport *server_end = nullptr, *client_end = nullptr;
-    rc_server *server = nullptr;
-    rc_client *client = nullptr;
     game_slices server_game, client_game;
     std::uint64_t now = 0;
 };

@@ -6,6 +6,7 @@
 # first <bytes> bytes of <source> to <destination>: a file cut short, as by a crash mid-write.
 # FIFO first makes <path> a named pipe nobody writes to: a reader that opens it plainly waits
 # forever (the TIMEOUT below turns that into a failure).
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
 if(NOT DEFINED RETCON OR NOT DEFINED EXPECT_EXIT)
   message(FATAL_ERROR "cli.cmake needs -DRETCON=... and -DEXPECT_EXIT=...")
 endif()
@@ -42,16 +43,7 @@ execute_process(COMMAND ${RETCON} ${args}
 if(DEFINED FIFO)
   file(REMOVE "${FIFO}")
 endif()
-set(report "retcon ${args}\n--- exit ${rc} (expected ${EXPECT_EXIT})\n--- stdout\n${out}\n--- stderr\n${err}")
-if(NOT rc STREQUAL "${EXPECT_EXIT}")
-  message(FATAL_ERROR "unexpected exit code\n${report}")
-endif()
-if(DEFINED EXPECT_OUT AND NOT out MATCHES "${EXPECT_OUT}")
-  message(FATAL_ERROR "stdout does not match '${EXPECT_OUT}'\n${report}")
-endif()
-if(DEFINED EXPECT_ERR AND NOT err MATCHES "${EXPECT_ERR}")
-  message(FATAL_ERROR "stderr does not match '${EXPECT_ERR}'\n${report}")
-endif()
+retcon_cli_expect("retcon ${args}" "${rc}" "${out}" "${err}")
 if(DEFINED REJECT_OUT AND out MATCHES "${REJECT_OUT}")
   message(FATAL_ERROR "stdout matches '${REJECT_OUT}' but must not\n${report}")
 endif()

@@ -5,6 +5,7 @@
 # A run that fails must leave no file at OUT (it is removed first); one that succeeds must write a
 # trace the checker passes, its summary line matching EXPECT_CHECK. CUT first cuts REPLAY to its
 # first <bytes> bytes (a writer that crashed), next to OUT.
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
 foreach(v RETCON CHECKER REPLAY OUT EXPECT_EXIT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "cli_trace.cmake needs -D${v}=...")
@@ -29,16 +30,7 @@ if(DEFINED EXTRA)
 endif()
 execute_process(COMMAND ${RETCON} trace "${replay}" --out "${OUT}" ${extra}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
-set(report "retcon trace ${replay} --out ${OUT} ${extra}\n--- exit ${rc} (expected ${EXPECT_EXIT})\n--- stdout\n${out}\n--- stderr\n${err}")
-if(NOT rc STREQUAL "${EXPECT_EXIT}")
-  message(FATAL_ERROR "unexpected exit code\n${report}")
-endif()
-if(DEFINED EXPECT_OUT AND NOT out MATCHES "${EXPECT_OUT}")
-  message(FATAL_ERROR "stdout does not match '${EXPECT_OUT}'\n${report}")
-endif()
-if(DEFINED EXPECT_ERR AND NOT err MATCHES "${EXPECT_ERR}")
-  message(FATAL_ERROR "stderr does not match '${EXPECT_ERR}'\n${report}")
-endif()
+retcon_cli_expect("retcon trace ${replay} --out ${OUT} ${extra}" "${rc}" "${out}" "${err}")
 if(NOT rc EQUAL 0)
   if(EXISTS "${OUT}")
     message(FATAL_ERROR "a failed run left ${OUT} behind\n${report}")

@@ -37,18 +37,15 @@ TEST_CASE("a desync writes the server's trace beside its forensic files and the 
     so.trace.records = 1u << 14;
     so.flight_writer = &server_writer;
     m.use_server_options(so);
-    const link_conditions link{25, 5, 0.0};
-    m.add_client(link, link);
     client_options co;
     co.flight_recorder_dir = client_dir.path(); // trace.records 0: the flight recorder's default ring
     co.flight_writer = &client_writer;
-    auto &bad = m.add_client(link, link, co);
+    auto &bad = m.add_two_players(co);
     REQUIRE(bad.session->trace() != nullptr);
     CHECK(bad.session->trace()->capacity() == flight_recorder_records);
     m.run(3000);
     CHECK(client_dir.entries().empty()); // nothing went wrong yet: nothing written
-    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-    m.run(3000);
+    m.corrupt_ships(bad);
     REQUIRE(m.server->flight_recorder() != nullptr);
     m.server->flight_recorder()->flush();
     REQUIRE(bad.session->flight_recorder() != nullptr);
@@ -102,12 +99,9 @@ TEST_CASE("a server without a trace writes no trace file and spends none of max_
     server_options so;
     so.forensics_dir = dir.path();
     m.use_server_options(so);
-    const link_conditions link{25, 5, 0.0};
-    m.add_client(link, link);
-    auto &bad = m.add_client(link, link);
+    auto &bad = m.add_two_players();
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-    m.run(3000);
+    m.corrupt_ships(bad);
     CHECK(m.server->flight_recorder() == nullptr);
     CHECK(ending(dir.entries(), "-trace.json").empty());
     CHECK_FALSE(ending(dir.entries(), ".txt").empty());
@@ -122,14 +116,10 @@ TEST_CASE("max_forensic_files counts the trace files of unverified desyncs", "[n
     so.max_forensic_files = 1;
     so.max_uploads_per_client = 0; // no upload: every mismatch is unverified
     m.use_server_options(so);
-    const link_conditions link{25, 5, 0.0};
-    m.add_client(link, link);
-    auto &bad = m.add_client(link, link);
+    auto &bad = m.add_two_players();
     m.run(3000);
     for (int i = 0; i < 2; ++i) { // two desyncs, each resynchronized
-        bad.session->debug_corrupt(
-            [](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-        m.run(3000);
+        m.corrupt_ships(bad);
     }
     m.server->flight_recorder()->flush();
     REQUIRE(sim_match::count(m.server_events, session_event_kind::desync_unverified) >= 2);

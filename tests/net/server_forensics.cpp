@@ -80,12 +80,9 @@ desync_outcome corrupt_one_client(std::uint32_t forensic_interval, const server_
     m.server = std::make_unique<server_session>(m.config, m.server_world, server_step, m.net.server(), so);
     m.server->on_confirmed(
         [&m](const frame_inputs &in, const world &, std::uint64_t h) { m.server_hashes[in.frame()] = h; });
-    const link_conditions link{25, 5, 0.0};
-    m.add_client(link, link);
-    auto &bad = m.add_client(link, link);
+    auto &bad = m.add_two_players();
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-    m.run(3000);
+    m.corrupt_ships(bad);
     desync_outcome r;
     for (const auto &e : m.server_events) {
         if (e.kind != session_event_kind::desync_detected && e.kind != session_event_kind::desync_unverified) continue;

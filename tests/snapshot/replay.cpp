@@ -33,14 +33,10 @@ using Catch::Matchers::Contains;
 namespace {
 
 replay_settings small_settings() {
-    replay_settings s;
-    s.players = 3;
-    s.input_size = game::input_size;
+    replay_settings s = game::replay_settings_for(3, 7);
     s.tick_hz = 30;
-    s.keyframe_interval = 10;
-    s.full_keyframe_every = 3;
-    s.frames_per_chunk = 7;
-    s.metadata = {{"game", "retcon-tests"}, {"map", "arena \"one\""}, {"empty", ""}};
+    s.metadata.emplace_back("map", "arena \"one\"");
+    s.metadata.emplace_back("empty", "");
     return s;
 }
 

@@ -29,16 +29,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-replay_settings encoder_settings() {
-    replay_settings s;
-    s.players = 2;
-    s.input_size = game::input_size;
-    s.keyframe_interval = 10;
-    s.full_keyframe_every = 3;
-    s.frames_per_chunk = 4;
-    s.metadata = {{"game", "retcon-tests"}};
-    return s;
-}
+replay_settings encoder_settings() { return game::replay_settings_for(2, 4); }
 
 /// Several games played side by side, each recorded by its own writer, frame by frame in turn.
 struct games {

@@ -100,6 +100,19 @@ inline void make_inputs(rng &r, frame_inputs_buffer &out) {
     }
 }
 
+/// @brief The replay tests' settings for @p players: a keyframe every 10 frames, every third one
+/// full, so that a few dozen frames hold both kinds; chunks of @p frames_per_chunk frames.
+inline replay_settings replay_settings_for(std::uint32_t players, std::uint32_t frames_per_chunk) {
+    replay_settings s;
+    s.players = players;
+    s.input_size = input_size;
+    s.keyframe_interval = 10;
+    s.full_keyframe_every = 3;
+    s.frames_per_chunk = frames_per_chunk;
+    s.metadata = {{"game", "retcon-tests"}};
+    return s;
+}
+
 /// @brief The starting world of every recorded game: a few entities per team.
 inline world start_world(const schema &s, std::uint32_t players) {
     world w{s};

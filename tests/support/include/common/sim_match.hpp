@@ -86,6 +86,22 @@ public:
         return *clients.back();
     }
 
+    /// @brief The desync tests' players (docs/net.md, "Desync forensics"): two on 25 ms links, the
+    /// second with @p second. Returns the second, the one corrupt_ships makes diverge.
+    sim_client &add_two_players(client_options second = {}) {
+        const link_conditions link{25, 5, 0.0};
+        add_client(link, link);
+        return add_client(link, link, std::move(second));
+    }
+
+    /// @brief Moves @p c's ships behind the server's back (client_session::debug_corrupt), so its
+    /// ship_pos.y diverges, then runs @p ms: time for the server to see the desync.
+    void corrupt_ships(sim_client &c, std::uint64_t ms = 3000) {
+        c.session->debug_corrupt(
+            [](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
+        run(ms);
+    }
+
     /**
      * @brief One millisecond of virtual time: the server polls and makes every tick that is due,
      * then each active client does, on its own clock (clock_scale); events are collected.
