@@ -16,4 +16,6 @@ if [ ! -f "build/$preset/.retcon-built" ]; then
 fi
 cmake --build --preset "$preset"
 touch "build/$preset/.retcon-built"
-ctest --preset "$preset" -j2 --timeout 600
+# Twice as many tests as cores: most of them wait (sockets, child processes, the wall clock) more
+# than they compute (docs/testing.md, "Build time").
+ctest --preset "$preset" -j$((2 * $(nproc 2>/dev/null || echo 1))) --timeout 600
