@@ -12,11 +12,9 @@
 #      float_world   a float world (a*b+c, sqrt, division) to tests/cross/float_world.expected;
 #      control       the float world without retcon's flags, which must DIFFER where the target
 #                    can fuse or use x87 (else the matrix is not testing anything);
-#    and the x86-64 clang++ row builds the whole demo with clang++ too (release): its demo_client
-#    verifies the golden replay and its demo_golden records the golden script to the same bytes
-#    as tests/data/golden_demo.rcr (the file writer and reader, zstd and the client's replay path,
-#    which golden_check does not use; byte for byte holds because both builds use this host's
-#    libzstd).
+#    (The whole demo built by clang++ — the file writer and reader, zstd and the client's replay
+#    path, which golden_check does not use — is checked by the asan suite, which clang++ builds:
+#    docs/testing.md, "Labels".)
 # 3. Compile time: tests/cross/i686_refused (a `long` field; a uint64_t after a uint32_t with
 #    no padding field) must be refused on i686 with retcon's messages.
 # Any disagreement, or a control that agrees, fails the run. A row whose golden diverges has
@@ -47,15 +45,14 @@ emulate_v3=OFF
 if ! grep -qw avx2 /proc/cpuinfo || ! grep -qw fma /proc/cpuinfo; then emulate_v3=ON; fi
 
 # name | configure arguments | control options ("-" = no control on this row: baseline x86-64
-# has neither FMA nor x87 maths, so its control would rightly agree) | whole demo ("demo": the
-# row also builds the project's demo with these arguments; the host's own build is the g++ one)
+# has neither FMA nor x87 maths, so its control would rightly agree)
 rows=(
-  "x86-64 g++|-DCMAKE_CXX_COMPILER=g++|-|-"
-  "x86-64 clang++|-DCMAKE_CXX_COMPILER=clang++|-|demo"
-  "x86-64-v3 g++|--toolchain $root/tests/cross/toolchains/x86-64-v3.cmake -DRETCON_CROSS_EMULATE=$emulate_v3|-ffp-contract=fast|-"
-  "aarch64 g++|--toolchain $root/tests/cross/toolchains/aarch64-gcc.cmake|-ffp-contract=fast|-"
-  "aarch64 clang++|--toolchain $root/tests/cross/toolchains/aarch64-clang.cmake|-ffp-contract=on|-"
-  "i686 g++|--toolchain $root/tests/cross/toolchains/i686-gcc.cmake|-mfpmath=387|-"
+  "x86-64 g++|-DCMAKE_CXX_COMPILER=g++|-"
+  "x86-64 clang++|-DCMAKE_CXX_COMPILER=clang++|-"
+  "x86-64-v3 g++|--toolchain $root/tests/cross/toolchains/x86-64-v3.cmake -DRETCON_CROSS_EMULATE=$emulate_v3|-ffp-contract=fast"
+  "aarch64 g++|--toolchain $root/tests/cross/toolchains/aarch64-gcc.cmake|-ffp-contract=fast"
+  "aarch64 clang++|--toolchain $root/tests/cross/toolchains/aarch64-clang.cmake|-ffp-contract=on"
+  "i686 g++|--toolchain $root/tests/cross/toolchains/i686-gcc.cmake|-mfpmath=387"
 )
 
 expected=$(cat tests/cross/float_world.expected)
@@ -70,7 +67,7 @@ run_float() {
 failures=0
 table=()
 for row in "${rows[@]}"; do
-  IFS='|' read -r name configure control whole <<<"$row"
+  IFS='|' read -r name configure control <<<"$row"
   dir=$out/$(echo "$name" | tr ' +' '-p')
   start=$SECONDS
   echo "== $name"
@@ -124,38 +121,8 @@ for row in "${rows[@]}"; do
     ctrl="AGREES ($control): misconfigured"
     failures=$((failures + 1))
   fi
-  demo="-"
-  if [ "$whole" = demo ]; then
-    # The project itself (release, as a game ships), only what the two checks run: the window
-    # draws and decides nothing, so the demo is built without it.
-    # shellcheck disable=SC2086 # $configure holds several arguments
-    cmake -S . -B "$dir/demo" $configure -DCMAKE_BUILD_TYPE=Release -DRETCON_BUILD_BENCHMARKS=OFF \
-      -DRETCON_BUILD_EXAMPLES=OFF -DRETCON_DEMO_WINDOW=OFF >/dev/null
-    if ! cmake --build "$dir/demo" -j2 --target demo_client demo_golden >"$dir/demo-build.log" 2>&1; then
-      cat "$dir/demo-build.log"
-      echo "$name: the demo's build failed"
-      exit 1
-    fi
-    rm -f "$dir/golden_demo.rcr"
-    if replay_out=$("$dir/demo/demo_client/demo_client" --replay tests/data/golden_demo.rcr --headless 2>&1) &&
-      grep -q "replay verified" <<<"$replay_out"; then
-      demo="replay ok"
-    else
-      demo="REPLAY FAILED"
-      failures=$((failures + 1))
-    fi
-    echo "$replay_out" | tail -3
-    if "$dir/demo/tests/integration/demo_golden" record "$dir/golden_demo.rcr" >/dev/null &&
-      cmp "$dir/golden_demo.rcr" tests/data/golden_demo.rcr; then
-      demo="$demo, same bytes"
-      echo "$name: the demo verifies the golden replay and records the golden script byte for byte"
-    else
-      demo="$demo, RECORD DIFFERS"
-      failures=$((failures + 1))
-    fi
-  fi
-  table+=("$(printf '| %-15s | %-12s | %-25s | %-44s | %-8s | %-7s | %-34s | %-22s | %3d s |' \
-    "$name" "$compiler_name" "$triple" "$flags" "$golden" "$float" "$ctrl" "$demo" $((SECONDS - start)))")
+  table+=("$(printf '| %-15s | %-12s | %-25s | %-44s | %-8s | %-7s | %-34s | %3d s |' \
+    "$name" "$compiler_name" "$triple" "$flags" "$golden" "$float" "$ctrl" $((SECONDS - start)))")
 done
 
 echo "== compile time on i686: declarations the i686 ABI would lay out differently are refused"
@@ -177,8 +144,8 @@ for case in "${!refusal[@]}"; do
 done
 
 echo "== determinism matrix (golden: $(wc -c <tests/data/golden_demo.rcr) byte replay, $(grep -c . tests/cross/float_world.expected) float checkpoints)"
-printf '| %-15s | %-12s | %-25s | %-44s | %-8s | %-7s | %-34s | %-22s | %5s |\n' \
-  row compiler "target triple" flags golden float "control (no retcon flags)" "whole demo" time
+printf '| %-15s | %-12s | %-25s | %-44s | %-8s | %-7s | %-34s | %5s |\n' \
+  row compiler "target triple" flags golden float "control (no retcon flags)" time
 for line in "${table[@]}"; do echo "$line"; done
 if ((failures > 0)); then
   echo "determinism matrix: $failures failure(s)."
@@ -187,5 +154,4 @@ if ((failures > 0)); then
   echo "build/cross/x86-64-gpp/float_world > tests/cross/float_world.expected"
   exit 1
 fi
-echo "determinism matrix: every row agrees with the golden match and the float world; every control differs;"
-echo "the clang++ demo verifies the golden replay and records it byte for byte"
+echo "determinism matrix: every row agrees with the golden match and the float world; every control differs"
