@@ -3,7 +3,7 @@
 # for SECONDS seconds (default 30), seeded with the golden and corrupt files in tests/data (the
 # file readers), one message of each kind (the packet decoder) or a few call sequences (the C
 # API, tests/fuzz/capi_fuzz.cpp and tests/fuzz/capi_session_fuzz.cpp).
-# The fuzzers run side by side, sharing the cores (each gets SECONDS of a core); their output is
+# The fuzzers run side by side, one a core (each still gets SECONDS of a core); their output is
 # in build/fuzz/logs/<fuzzer>.log, its last lines printed. Crashing inputs are written to
 # build/fuzz/artifacts/<fuzzer>/; the script fails if any.
 #   scripts/fuzz.sh [SECONDS]
@@ -14,12 +14,10 @@ build=build/fuzz
 fuzzers=(snapshot_file_fuzz replay_reader_fuzz packet_decoder_fuzz capi_fuzz capi_session_fuzz)
 
 scripts/setup.sh --fuzz
-# -O1, the usual level of sanitized fuzzing builds: it compiles faster than -O2 and keeps
-# the sanitizers' reports closer to the source.
 CC=clang CXX=clang++ cmake -S . -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DRETCON_BUILD_FUZZERS=ON \
   -DRETCON_BUILD_BENCHMARKS=OFF \
   -DRETCON_BUILD_EXAMPLES=OFF \
@@ -60,25 +58,26 @@ for fuzzer in "${fuzzers[@]}"; do
   fi
 done
 
-# All at once, each for its share of the cores: SECONDS of a core each on average, and no core
-# idles while the last one finishes (five fuzzers on two cores took three rounds, the third on
-# one core).
-cores=$(nproc 2>/dev/null || echo 1)
-wall=$seconds
-if ((cores < ${#fuzzers[@]})); then wall=$(((seconds * ${#fuzzers[@]} + cores - 1) / cores)); fi
-# run_fuzzer NAME: runs it for $wall seconds; its exit status goes to logs/NAME.status (never
-# fails, so that `wait` below only waits).
+# run_fuzzer NAME: runs it for $seconds; its exit status goes to logs/NAME.status (never fails,
+# so that `wait -n` below only counts).
 run_fuzzer() {
   local rc=0
-  "$build/tests/fuzz/$1" -max_total_time="$wall" -rss_limit_mb=2048 -timeout=20 \
+  "$build/tests/fuzz/$1" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 \
     -artifact_prefix="$build/artifacts/$1/" -print_final_stats=1 "$build/corpus/$1" \
     >"$build/logs/$1.log" 2>&1 || rc=$?
   echo "$rc" >"$build/logs/$1.status"
 }
-echo "== ${#fuzzers[@]} fuzzers side by side on $cores cores for ${wall}s: ${seconds}s of a core each"
+parallel=$(nproc 2>/dev/null || echo 1)
+echo "== ${#fuzzers[@]} fuzzers for ${seconds}s each, $parallel at a time"
+running=0
 for fuzzer in "${fuzzers[@]}"; do
   rm -f "$build/logs/$fuzzer.status"
   run_fuzzer "$fuzzer" &
+  running=$((running + 1))
+  if ((running >= parallel)); then
+    wait -n
+    running=$((running - 1))
+  fi
 done
 wait
 
