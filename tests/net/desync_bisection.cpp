@@ -59,9 +59,7 @@ bisected run_fault(const step_function &good_step, const step_function &bad_step
     auto &bad = m.add_client(link, link, bad_options, bad_step);
     if (corrupt) { // the world changed between frames, by no stage (client_session::debug_corrupt)
         m.run(3000);
-        bad.session->debug_corrupt(
-            [](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-        m.run(5000);
+        m.corrupt_ships(bad, 5000);
     } else {
         m.run(8000);
     }

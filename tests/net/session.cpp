@@ -182,8 +182,7 @@ TEST_CASE("a deliberately corrupted client is detected, named and resynchronised
     auto &good = m.add_client(link, link);
     auto &bad = m.add_client(link, link);
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-    m.run(3000);
+    m.corrupt_ships(bad);
     // The server names the pool and field that diverged, for the right slot.
     bool named = false;
     for (const auto &e : m.server_events)
@@ -704,12 +703,9 @@ TEST_CASE("desync forensic files are named by the frame whose state they hold", 
     server_options so;
     so.forensics_dir = dir;
     m.server = std::make_unique<server_session>(m.config, m.server_world, step_game, m.net.server(), so);
-    const link_conditions link{25, 5, 0.0};
-    m.add_client(link, link);
-    auto &bad = m.add_client(link, link);
+    auto &bad = m.add_two_players();
     m.run(3000);
-    bad.session->debug_corrupt([](world &w) { w.view<ship_pos>(exclude<bullet>).each([](ship_pos &p) { p.y += 7; }); });
-    m.run(3000);
+    m.corrupt_ships(bad);
     frame_t reported = no_frame; // the frame whose hash differed
     for (const auto &e : m.server_events)
         if (e.kind == session_event_kind::desync_detected && reported == no_frame) reported = e.frame;
