@@ -84,6 +84,10 @@ int run_replay(const client_settings &s) {
     if (!s.check_hash_log.empty()) return check_log(r, s.check_hash_log);
 
     world w{make_schema()};
+    if (auto sem = check_simulation(r.schema()); !sem) { // before the hash: it says why they differ
+        std::fprintf(stderr, "demo_client: replay NOT verified: %s: %s\n", s.replay.c_str(), sem.message().c_str());
+        return 2;
+    }
     if (w.schema_hash() != r.schema().hash()) {
         std::fprintf(stderr, "demo_client: %s was recorded by another game build (schema differs)\n", s.replay.c_str());
         return 2;

@@ -15,6 +15,8 @@ result<std::unique_ptr<replay_player>> replay_player::open(replay_reader reader)
     // is refused before anything is shown, and a seek never meets a keyframe it cannot restore.
     if (auto checked = reader.check(); !checked) return checked.err();
     std::unique_ptr<replay_player> p{new replay_player{std::move(reader)}};
+    if (auto s = check_simulation(p->reader_.schema()); !s)
+        return error{s.code(), p->reader_.name() + ": " + s.message()};
     if (p->world_.schema_hash() != p->reader_.schema().hash())
         return {errc::schema_mismatch, p->reader_.name() + " was recorded by another game build (schema differs)"};
     auto k = p->reader_.restore_keyframe(p->world_, p->reader_.start_frame());

@@ -367,7 +367,9 @@ typedef struct rc_verify_report {
 } rc_verify_report;
 /** Re-simulates the replay from its first keyframe with @p step and compares every frame's
  *  hash. @p world must have the replay's schema. A mismatch is reported (ok = 0) with RC_OK;
- *  a damaged keyframe or a replay with no readable frame is an error (RC_ERR_CORRUPT). */
+ *  a damaged keyframe or a replay with no readable frame is an error (RC_ERR_CORRUPT). A replay
+ *  recorded with another simulation semantics (another iteration order) is RC_ERR_SCHEMA_MISMATCH
+ *  with a message that says so, before any frame is stepped (docs/determinism.md). */
 RC_API rc_status rc_replay_verify(const rc_replay *replay, rc_world *world, rc_step_fn step, void *user,
                                   rc_verify_report *out);
 

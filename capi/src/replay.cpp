@@ -191,6 +191,8 @@ rc_status rc_replay_seek(const rc_replay *cr, rc_world *w, rc_frame frame, rc_fr
         if (!w) return fail(r->error, RC_ERR_NULL, "rc_replay_seek: world is NULL");
         const auto f = to_frame_c(frame);
         if (!f) return bad_frame(r->error, "rc_replay_seek", frame);
+        if (auto s = check_simulation(r->reader.schema()); !s) // the hashes differ too: say why
+            return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_seek: %s", s.message().c_str());
         if (w->world.schema_hash() != r->reader.schema().hash())
             return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_seek: the world's schema is not the replay's");
         auto at = r->reader.restore_keyframe(w->world, *f);
@@ -209,6 +211,8 @@ rc_status rc_replay_verify(const rc_replay *cr, rc_world *w, rc_step_fn step, vo
         if (auto s = check_struct_size(r->error, out->struct_size, sizeof(rc_verify_report), "rc_replay_verify", "out");
             s != RC_OK)
             return s;
+        if (auto s = check_simulation(r->reader.schema()); !s) // the hashes differ too: say why
+            return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_verify: %s", s.message().c_str());
         if (w->world.schema_hash() != r->reader.schema().hash())
             return fail(r->error, RC_ERR_SCHEMA_MISMATCH, "rc_replay_verify: the world's schema is not the replay's");
         const step_function c_step = [w, step, user](world &, const frame_inputs &in) {

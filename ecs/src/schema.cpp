@@ -19,7 +19,10 @@ std::uint32_t next_type_seq() noexcept {
 namespace {
 
 constexpr std::uint32_t schema_magic = 0x48534352u; // "RCSH" little-endian
-constexpr std::uint16_t schema_format = 1;
+// Format 2 added the simulation-semantics field. A schema of semantics 1 is still written as
+// format 1, the bytes (and hash) it always had; format 2 holds semantics 2 and later.
+constexpr std::uint16_t schema_format = 2;
+constexpr std::uint16_t first_semantics_field = 2; // the first semantics format 2 records
 
 using writer = internal::byte_writer;
 
@@ -182,12 +185,13 @@ bool read_types(reader &r, std::vector<schema::type> &out, const char *what, std
 } // namespace
 
 schema::schema(const schema &other)
-    : components_{other.components_}, resources_{other.resources_}, groups_{other.groups_} {
+    : components_{other.components_}, resources_{other.resources_}, groups_{other.groups_}, semantics_{
+                                                                                                other.semantics_} {
     refresh_views();
 }
 schema::schema(schema &&other) noexcept
-    : components_{std::move(other.components_)}, resources_{std::move(other.resources_)}, groups_{std::move(
-                                                                                              other.groups_)} {
+    : components_{std::move(other.components_)},
+      resources_{std::move(other.resources_)}, groups_{std::move(other.groups_)}, semantics_{other.semantics_} {
     refresh_views();
     other.refresh_views();
 }
@@ -196,6 +200,7 @@ schema &schema::operator=(const schema &other) {
         components_ = other.components_;
         resources_ = other.resources_;
         groups_ = other.groups_;
+        semantics_ = other.semantics_;
         refresh_views();
     }
     return *this;
@@ -205,6 +210,7 @@ schema &schema::operator=(schema &&other) noexcept {
         components_ = std::move(other.components_);
         resources_ = std::move(other.resources_);
         groups_ = std::move(other.groups_);
+        semantics_ = other.semantics_;
         refresh_views();
         other.refresh_views();
     }
@@ -386,9 +392,11 @@ std::vector<std::byte> schema::serialize() const {
     std::vector<std::byte> out;
     writer w{out};
     w.u32(schema_magic);
-    w.u16(schema_format);
+    const bool has_field = semantics_ >= first_semantics_field;
+    w.u16(has_field ? schema_format : std::uint16_t{1});
     w.u8(static_cast<std::uint8_t>(entity_traits::index_bits));
     w.u8(static_cast<std::uint8_t>(entity_traits::version_bits));
+    if (has_field) w.u16(semantics_);
     w.u32(static_cast<std::uint32_t>(components_.size()));
     for (const auto &t : components_) write_type(w, t);
     w.u32(static_cast<std::uint32_t>(resources_.size()));
@@ -421,9 +429,10 @@ result<schema> schema::parse(std::span<const std::byte> bytes) {
         return r.err();
     }
     const auto format = r.u16();
-    if (r.ok() && format != schema_format) {
-        r.fail(errc::bad_version, "format version " + std::to_string(format) + " is not supported (this build reads " +
-                                      std::to_string(schema_format) + ")");
+    if (r.ok() && (format < 1 || format > schema_format)) {
+        r.fail(errc::bad_version, "format version " + std::to_string(format) +
+                                      " is not supported (this build reads 1 to " + std::to_string(schema_format) +
+                                      ")");
         return r.err();
     }
     const auto ib = r.u8();
@@ -435,6 +444,17 @@ result<schema> schema::parse(std::span<const std::byte> bytes) {
         return r.err();
     }
     schema s;
+    s.semantics_ = 1; // format 1 predates the field: recorded with semantics 1
+    if (format >= 2) {
+        s.semantics_ = r.u16();
+        // Semantics 1 is written as format 1 only, so every schema has one canonical form.
+        if (r.ok() && s.semantics_ < first_semantics_field) {
+            r.fail(errc::corrupt, "simulation semantics " + std::to_string(s.semantics_) + " in format " +
+                                      std::to_string(format) + " (which records semantics " +
+                                      std::to_string(first_semantics_field) + " or later)");
+            return r.err();
+        }
+    }
     if (!read_types(r, s.components_, "component") ||
         !read_types(r, s.resources_, "resource", s.components_, "component"))
         return r.err();
@@ -515,10 +535,35 @@ std::vector<std::string> schema::differences(const schema &a, const schema &b) {
             }
         }
     };
+    if (a.semantics_ != b.semantics_)
+        out.push_back("simulation semantics " + std::to_string(a.semantics_) + " vs " + std::to_string(b.semantics_));
     compare(a.components_, b.components_, "component");
     compare(a.resources_, b.resources_, "resource");
     if (a.groups_ != b.groups_) out.push_back("groups differ");
     return out;
+}
+
+namespace {
+
+/// What a simulation-semantics number stands for, for messages (history: schema.hpp).
+std::string describe_semantics(std::uint16_t semantics) {
+    switch (semantics) {
+    case 1: return "retcon's iteration order before forward blocks of 256";
+    case 2: return "forward blocks of 256, views aligning their pools";
+    default: return semantics > simulation_semantics ? "newer than this build" : "not a number retcon ever used";
+    }
+}
+
+} // namespace
+
+result<void> check_simulation(const schema &recorded) {
+    const std::uint16_t s = recorded.semantics();
+    if (s == simulation_semantics) return {};
+    return error{errc::bad_version, "recorded with simulation semantics " + std::to_string(s) + " (" +
+                                        describe_semantics(s) + "); this build simulates with semantics " +
+                                        std::to_string(simulation_semantics) +
+                                        ", so it cannot be re-simulated: verify it with a semantics-" +
+                                        std::to_string(s) + " build or record it again"};
 }
 
 } // namespace retcon

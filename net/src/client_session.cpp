@@ -411,6 +411,11 @@ struct client_session::impl final : transport_handler, internal::coroutine_memor
             net.disconnect(0);
             return;
         }
+        if (auto s = check_simulation(file->schema); !s) {
+            disconnected(disconnect_cause::bad_snapshot, "server snapshot " + s.message());
+            net.disconnect(0);
+            return;
+        }
         if (file->schema.hash() != w.schema_hash()) {
             disconnected(disconnect_cause::bad_snapshot, "server snapshot has another schema");
             net.disconnect(0);

@@ -203,6 +203,8 @@ void encode(const hello_msg &m, std::vector<std::byte> &out) {
     auto w = start(out, message_kind::hello);
     w.u16(m.version);
     w.u64(m.schema_hash);
+    w.u16(m.semantics);
+    w.u8(m.entity_bits);
     w.u64(m.input_layout_hash);
     w.u64(m.content_version);
     w.u16(m.input_size);
@@ -224,6 +226,10 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     if (!r.ok()) return error{errc::truncated, truncated_text, r.offset()};
     if (version != protocol_version) return error{errc::bad_version, "hello of another protocol version", 1};
     const auto schema_hash = r.u64();
+    const auto semantics_at = r.offset();
+    const auto semantics = r.u16();
+    const auto entity_bits_at = r.offset();
+    const auto entity_bits = r.u8();
     const auto layout = r.u64();
     const auto content = r.u64();
     const auto input_size = r.u16();
@@ -241,8 +247,13 @@ result<void> decode(std::span<const std::byte> in, hello_msg &m) {
     if (auto e = expect_end(r); !e) return e;
     if ((flags & ~(hello_spectator | hello_big_endian)) != 0u)
         return error{errc::corrupt, "unknown hello flags", flags_at};
+    if (semantics == 0) return error{errc::corrupt, "simulation semantics 0", semantics_at};
+    if (entity_bits != 32 && entity_bits != 64)
+        return error{errc::corrupt, "entity handles neither 32 nor 64 bits", entity_bits_at};
     m.version = version;
     m.schema_hash = schema_hash;
+    m.semantics = semantics;
+    m.entity_bits = entity_bits;
     m.input_layout_hash = layout;
     m.content_version = content;
     m.input_size = input_size;

@@ -21,6 +21,16 @@ hello_verdict judge_hello(peer_id peer, const wire::hello_msg &h, std::uint64_t 
     // what the peers must share (docs/protocol.md, "Handshake").
     if (h.big_endian)
         return refuse(wire::reject_reason::protocol, "the client is big-endian; retcon peers are little-endian only");
+    // What the schema hash covers but cannot name: a handle size or simulation semantics of
+    // another build would simulate differently (docs/protocol.md, "Handshake").
+    if (h.entity_bits != wire::entity_handle_bits)
+        return refuse(wire::reject_reason::schema, "the client uses " + std::to_string(h.entity_bits) +
+                                                       "-bit entity handles, this server " +
+                                                       std::to_string(wire::entity_handle_bits) + "-bit");
+    if (h.semantics != simulation_semantics)
+        return refuse(wire::reject_reason::schema, "the client simulates with semantics " +
+                                                       std::to_string(h.semantics) + ", this server " +
+                                                       std::to_string(simulation_semantics));
     if (h.schema_hash != schema_hash)
         return refuse(wire::reject_reason::schema, "world schema differs from the server's (different game build?)");
     if (h.input_size != cfg.input_size || h.input_layout_hash != cfg.input_layout_hash)

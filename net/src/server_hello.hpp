@@ -32,7 +32,7 @@ struct hello_verdict {
  * @brief The server's side of the handshake (docs/protocol.md, "Handshake"; docs/net.md,
  * "Spectators, late join, reconnect"): whether the hello of connection @p peer may join a match
  * whose world has schema hash @p schema_hash, played with @p config, and where. In order: byte
- * order, schema, input layout, content version (compatibility), the host's admission
+ * order, entity handle size, simulation semantics, schema, input layout, content version (compatibility), the host's admission
  * (`options.admission`: join tokens, a bound slot), a spectator place (@p spectators taken of
  * `options.max_spectators`), a player slot from @p slots (a reconnect token's own, a bound one,
  * or the free one abandoned longest ago). Changes nothing: the session applies the verdict.

@@ -72,7 +72,9 @@ std::string format_field(const schema::field &f, const std::byte *bytes) {
 }
 
 std::string describe_schema(const schema &s) {
-    std::string out = "schema " + internal::hex64(s.hash()) + "\n";
+    // Which build can re-simulate the file: one of the same simulation semantics.
+    std::string out =
+        "schema " + internal::hex64(s.hash()) + " (simulation semantics " + std::to_string(s.semantics()) + ")\n";
     for (std::size_t i = 0; i < s.components().size(); ++i)
         out += "  component " + std::to_string(i) + " " + describe_type(s.components()[i]) + "\n";
     for (std::size_t i = 0; i < s.resources().size(); ++i)

@@ -418,6 +418,7 @@ result<void> replay_reader::keyframe_image(std::size_t index, world_image &out) 
 }
 
 result<frame_t> replay_reader::restore_keyframe(world &w, frame_t frame) const {
+    if (auto s = check_simulation(impl_->sch); !s) return error{s.code(), impl_->name + ": " + s.message()};
     if (w.schema_hash() != impl_->sch.hash())
         return error{errc::schema_mismatch, impl_->name + ": the world's schema differs from the replay's"};
     const auto &ks = impl_->keyframes;

@@ -7,6 +7,8 @@
 namespace retcon {
 
 result<verify_report> verify(const replay_reader &reader, world &w, const step_function &step) {
+    // Another simulation semantics would only show as a hash mismatch at some frame: say why.
+    if (auto s = check_simulation(reader.schema()); !s) return error{s.code(), reader.name() + ": " + s.message()};
     if (w.schema_hash() != reader.schema().hash())
         return error{errc::schema_mismatch, reader.name() + ": the world's schema differs from the replay's"};
     // An incomplete file with no readable frame may have held any number of them: nothing

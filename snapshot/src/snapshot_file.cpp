@@ -144,6 +144,11 @@ result<snapshot_file> read_snapshot_file(const std::filesystem::path &path, cons
 result<std::uint64_t> load_snapshot_file(const std::filesystem::path &path, world &w, const read_limits &limits) {
     auto file = read_snapshot_file(path, limits);
     if (!file) return file.err();
+    // A world restored from another simulation semantics would go on differently from the one
+    // that was saved. Its schema differs (the number is part of it), so the code is the one the
+    // hashes would give; the text says why.
+    if (auto s = check_simulation(file->schema); !s)
+        return error{errc::schema_mismatch, path.string() + ": " + s.message()};
     if (file->schema.hash() != w.schema_hash()) {
         std::string why;
         for (const auto &d : schema::differences(file->schema, w.get_schema())) why += "; " + d;

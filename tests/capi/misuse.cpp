@@ -1414,6 +1414,34 @@ TEST_CASE("capi misuse: a replay verified or sought with a world of the wrong sc
     f.handler.check();
 }
 
+TEST_CASE("capi misuse: files of another simulation semantics are refused by name", "[capi][misuse]") {
+    // docs/determinism.md, "Simulation semantics": the status is the schema mismatch it always
+    // was; the text says why, before any frame is stepped or state restored.
+    fixture f;
+    const std::filesystem::path data{RETCON_TEST_DATA_DIR};
+    const std::string named = "recorded with simulation semantics 1 (retcon's iteration order before forward blocks "
+                              "of 256); this build simulates with semantics";
+    const world_state before = fixture::state_of(f.world);
+    rc_frame frame = 77;
+    const std::string snapshot = (data / "golden_semantics1.rcs").string();
+    REQUIRE_OK(rc_snapshot_file_check(snapshot.c_str()), rc_last_error()); // reading is not simulating
+    REQUIRE_FAILS(rc_snapshot_file_load(f.world, snapshot.c_str(), &frame), RC_ERR_SCHEMA_MISMATCH,
+                  rc_world_last_error(f.world), named);
+    rc_replay *replay = nullptr;
+    REQUIRE_OK(rc_replay_open((data / "golden_semantics1.rcr").c_str(), &replay), rc_last_error());
+    rc_verify_report report{};
+    report.struct_size = sizeof report;
+    REQUIRE_FAILS(rc_replay_verify(replay, f.world, clock_step, &f.r_clock, &report), RC_ERR_SCHEMA_MISMATCH,
+                  rc_replay_last_error(replay), "rc_replay_verify: " + named);
+    CHECK(report.frames_checked == 0);
+    REQUIRE_FAILS(rc_replay_seek(replay, f.world, 5, &frame), RC_ERR_SCHEMA_MISMATCH, rc_replay_last_error(replay),
+                  "rc_replay_seek: " + named);
+    CHECK(frame == 77);
+    CHECK(fixture::state_of(f.world) == before);
+    rc_replay_close(replay);
+    f.handler.check();
+}
+
 TEST_CASE("capi misuse: replay lookups out of range, a NULL step, a failing step", "[capi][misuse]") {
     fixture f;
     retcon::test::temp_dir dir;

@@ -274,11 +274,13 @@ TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]
     CHECK(error == "schema: bad magic (not a retcon schema block) at byte 4");
 
     bad = good;
-    bad[4] = std::byte{2}; // format version 2
+    bad[4] = std::byte{3}; // format version 3
     REQUIRE_FALSE(parse(bad, error));
-    CHECK_THAT(error, Catch::Contains("version 2"));
+    CHECK_THAT(error, Catch::Contains("version 3"));
     CHECK(code_of(bad) == errc::bad_version);
-    CHECK(error == "schema at byte 6: format version 2 is not supported (this build reads 1)");
+    CHECK(error == "schema at byte 6: format version 3 is not supported (this build reads 1 to 2)");
+    bad[4] = std::byte{0};
+    CHECK(code_of(bad) == errc::bad_version);
 
     bad = good;
     bad[6] = std::byte{24}; // index bits
@@ -287,9 +289,11 @@ TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]
     CHECK(code_of(bad) == errc::bad_version);
 
     SECTION("every single bit flip in the header is rejected") {
-        // Header: magic (4), format (2), index bits (1), version bits (1), component count (4).
-        for (std::size_t byte = 0; byte < 12; ++byte)
+        // Header: magic (4), format (2), index bits (1), version bits (1), then (after the
+        // simulation semantics, below) the component count (4).
+        for (std::size_t byte = 0; byte < 14; ++byte)
             for (int bit = 0; bit < 8; ++bit) {
+                if (byte == 8 || byte == 9) continue;
                 auto flipped = good;
                 flipped[byte] ^= static_cast<std::byte>(1u << bit);
                 INFO("byte " << byte << " bit " << bit);
@@ -313,23 +317,124 @@ TEST_CASE("parse rejects bad magic, version and entity layout", "[schema][parse]
     }
 }
 
+TEST_CASE("the schema records this build's simulation semantics", "[schema][semantics]") {
+    const schema declared = standard_schema();
+    CHECK(declared.semantics() == simulation_semantics);
+    CHECK(check_simulation(declared).ok());
+    // Format 2: magic, format, entity bits, then the semantics as a little-endian u16.
+    const auto bytes = bytes_of(declared);
+    CHECK(static_cast<unsigned>(bytes[4]) == 2u);
+    CHECK(static_cast<unsigned>(bytes[5]) == 0u);
+    CHECK((static_cast<unsigned>(bytes[8]) | static_cast<unsigned>(bytes[9]) << 8) == simulation_semantics);
+    // So the hash covers it: the same declarations with another number hash differently.
+    auto other = bytes;
+    other[8] = static_cast<std::byte>(simulation_semantics + 1);
+    std::string error;
+    const auto parsed = parse(other, error);
+    REQUIRE(parsed);
+    CHECK(parsed->semantics() == simulation_semantics + 1);
+    CHECK(parsed->hash() != declared.hash());
+    CHECK(*parsed != declared);
+    const auto d = schema::differences(*parsed, declared);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0] == "simulation semantics " + std::to_string(simulation_semantics + 1) + " vs " +
+                      std::to_string(simulation_semantics));
+    // A copy keeps the number it was parsed with.
+    const schema copy = *parsed; // NOLINT(performance-unnecessary-copy-initialization)
+    CHECK(copy.semantics() == simulation_semantics + 1);
+    CHECK(copy.serialize() == other);
+}
+
+namespace {
+/// @p block (format 2) as format 1 wrote it: format 1 and no semantics field.
+std::vector<std::byte> as_format1(std::vector<std::byte> block) {
+    block[4] = std::byte{1};
+    block.erase(block.begin() + 8, block.begin() + 10);
+    return block;
+}
+} // namespace
+
+TEST_CASE("format 1 reads as simulation semantics 1 and keeps its bytes and hash", "[schema][semantics]") {
+    for (const schema &s : {schema{}, standard_schema(), grouped_schema()}) {
+        const auto old = as_format1(bytes_of(s));
+        std::string error;
+        const auto parsed = parse(old, error);
+        REQUIRE(parsed);
+        CHECK(parsed->semantics() == 1u);
+        CHECK(parsed->components().size() == s.components().size());
+        CHECK(parsed->groups().size() == s.groups().size());
+        // Files of format 1 carry the hash of these bytes: re-serialised, they are unchanged.
+        CHECK(parsed->serialize() == old);
+        CHECK(parsed->hash() != s.hash());
+        CHECK(schema::differences(*parsed, s) ==
+              std::vector<std::string>{"simulation semantics 1 vs " + std::to_string(simulation_semantics)});
+        const auto refused = check_simulation(*parsed);
+        REQUIRE_FALSE(refused);
+        CHECK(refused.code() == errc::bad_version);
+        CHECK(refused.message() ==
+              "recorded with simulation semantics 1 (retcon's iteration order before forward blocks of 256); this "
+              "build simulates with semantics " +
+                  std::to_string(simulation_semantics) +
+                  ", so it cannot be re-simulated: verify it with a semantics-1 build or record it again");
+    }
+}
+
+TEST_CASE("parse refuses a semantics format 2 cannot hold, and a cut inside the field", "[schema][semantics]") {
+    const auto good = bytes_of(standard_schema());
+    std::string error;
+    for (const unsigned semantics : {0u, 1u}) { // 1 is written as format 1 only: one canonical form
+        auto bad = good;
+        bad[8] = static_cast<std::byte>(semantics);
+        bad[9] = std::byte{0};
+        const auto r = parse(bad, error);
+        REQUIRE_FALSE(r);
+        CHECK(r.code() == errc::corrupt);
+        CHECK(error == "schema at byte 10: simulation semantics " + std::to_string(semantics) +
+                           " in format 2 (which records semantics 2 or later)");
+    }
+    const std::vector<std::byte> cut(good.begin(), good.begin() + 9);
+    const auto r = parse(cut, error);
+    REQUIRE_FALSE(r);
+    CHECK(r.code() == errc::truncated);
+    // A number from a newer build parses (tools read its files) but does not simulate here.
+    auto newer = good;
+    newer[9] = std::byte{1}; // 256 + this build's
+    const auto parsed = parse(newer, error);
+    REQUIRE(parsed);
+    const auto refused = check_simulation(*parsed);
+    CHECK(refused.code() == errc::bad_version);
+    CHECK_THAT(refused.message(),
+               Catch::StartsWith("recorded with simulation semantics " + std::to_string(256 + simulation_semantics) +
+                                 " (newer than this build)"));
+    SECTION("no bit flip of the field passes as this build's semantics") {
+        for (std::size_t byte = 8; byte < 10; ++byte)
+            for (int bit = 0; bit < 8; ++bit) {
+                auto flipped = good;
+                flipped[byte] ^= static_cast<std::byte>(1u << bit);
+                INFO("byte " << byte << " bit " << bit);
+                const auto p = parse(flipped, error);
+                if (p) REQUIRE_FALSE(check_simulation(*p));
+            }
+    }
+}
+
 TEST_CASE("parse rejects absurd counts and impossible types", "[schema][parse]") {
     const auto good = bytes_of(standard_schema());
     std::string error;
 
     auto bad = good;
-    put_u32(bad, 8, 0xFFFFFFF0u); // component count
+    put_u32(bad, 10, 0xFFFFFFF0u); // component count
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("component types"));
     CHECK(code_of(bad) == errc::too_large);
 
     bad = good;
-    put_u32(bad, 8, static_cast<std::uint32_t>(schema::max_types) + 1u);
+    put_u32(bad, 10, static_cast<std::uint32_t>(schema::max_types) + 1u);
     REQUIRE_FALSE(parse(bad, error));
     CHECK_THAT(error, Catch::Contains("limit"));
 
     // First component: name length (1) + "position" (8), then size, align, field count.
-    const std::size_t type0 = 12;
+    const std::size_t type0 = 14;
     REQUIRE(static_cast<std::uint8_t>(bad[type0]) == 8u);
     const std::size_t size_at = type0 + 1 + 8;
     const std::size_t align_at = size_at + 4;
@@ -374,8 +479,8 @@ TEST_CASE("parse rejects field tables that do not tile their type", "[schema][pa
     const auto good = bytes_of(s);
     std::string error;
     REQUIRE(parse(good, error));
-    // Field records start after: header 12, name 9, size 4, align 4, nfields 2 = 31.
-    const std::size_t field0 = 31;
+    // Field records start after: header 14, name 9, size 4, align 4, nfields 2 = 33.
+    const std::size_t field0 = 33;
     REQUIRE(static_cast<char>(good[field0 + 1]) == 'x');
     // Each field record: name (1 + 1), offset, size, count (4 each), kind (1).
     const std::size_t field1 = field0 + 2 + 4 + 4 + 4 + 1;

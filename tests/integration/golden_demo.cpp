@@ -81,6 +81,7 @@ int trace(const char *in, const char *out, std::uint32_t every) {
     if (!reader) return fail(reader.message());
     const replay_reader &r = *reader;
     world w{make_schema()};
+    if (auto s = check_simulation(r.schema()); !s) return fail(std::string(in) + ": " + s.message());
     if (w.schema_hash() != r.schema().hash()) return fail(std::string(in) + " was recorded with another schema");
     if (r.keyframes().empty() || r.keyframes()[0].frame != r.start_frame())
         return fail("no keyframe at the start frame");

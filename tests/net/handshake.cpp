@@ -186,6 +186,54 @@ TEST_CASE("a hello from a big-endian client is rejected by name and changes noth
     CHECK(m.server->players() == 2);
 }
 
+TEST_CASE("a hello of another simulation semantics or protocol version is refused by name", "[net][handshake]") {
+    // A peer that would simulate differently (docs/protocol.md, "Changes in version 7") and a
+    // version 6 peer, whose hello has no such fields: each gets one reject with its reason.
+    sim_match m{46, 2};
+    struct recorder final : transport_handler {
+        std::vector<std::vector<std::byte>> control;
+        void on_connect(peer_id) override {}
+        void on_disconnect(peer_id) override {}
+        void on_receive(peer_id, wire::channel ch, std::span<const std::byte> data) override {
+            if (ch == wire::channel::control) control.emplace_back(data.begin(), data.end());
+        }
+    };
+    auto refusal = [&m](const std::vector<std::byte> &hello) {
+        recorder r;
+        auto &t = m.net.connect({10, 0, 0.0}, {10, 0, 0.0});
+        t.poll(m.now, r);
+        m.run(100);
+        t.send(0, wire::channel::control, hello);
+        m.run(200);
+        t.poll(m.now, r);
+        wire::reject_msg rej;
+        REQUIRE(r.control.size() == 1);
+        REQUIRE(wire::decode(r.control[0], rej));
+        return rej;
+    };
+    wire::hello_msg h;
+    h.schema_hash = m.server_world.schema_hash();
+    h.input_layout_hash = m.config.input_layout_hash;
+    h.content_version = m.config.content_version;
+    h.input_size = m.config.input_size;
+    h.name = "old";
+    h.semantics = 1;
+    std::vector<std::byte> hello;
+    wire::encode(h, hello);
+    auto rej = refusal(hello);
+    CHECK(rej.reason == wire::reject_reason::schema);
+    CHECK(rej.text == "the client simulates with semantics 1, this server " + std::to_string(simulation_semantics));
+
+    h.semantics = simulation_semantics;
+    wire::encode(h, hello);
+    hello.erase(hello.begin() + 11, hello.begin() + 14); // the version 6 layout
+    hello[1] = std::byte{6};
+    rej = refusal(hello);
+    CHECK(rej.reason == wire::reject_reason::protocol);
+    CHECK(rej.text == "protocol version 6, server speaks " + std::to_string(wire::protocol_version));
+    CHECK(m.server->players() == 0);
+}
+
 TEST_CASE("a client whose server never answers gives up after connect_timeout_ms", "[net][handshake]") {
     // A transport that connects but a server session that is never polled: nobody answers the
     // hello. The simulated network has no addresses, so the text says "the server".

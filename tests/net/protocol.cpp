@@ -56,6 +56,8 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     CHECK(back.spectator);
     CHECK(back.reconnect_token == test_token(99));
     CHECK(back.name == "ada");
+    CHECK(back.semantics == simulation_semantics); // this build's, unless told otherwise
+    CHECK(back.entity_bits == entity_handle_bits);
     require_truncations_rejected(out, [](std::span<const std::byte> b) {
         hello_msg m;
         return decode(b, m);
@@ -65,6 +67,64 @@ TEST_CASE("hello round-trips and rejects truncation", "[net][protocol]") {
     REQUIRE_FALSE(trailing);
     CHECK(trailing.code() == errc::corrupt);
     CHECK(trailing.err().offset == out.size() - 1);
+}
+
+TEST_CASE("hello: the simulation semantics and entity handle size follow the schema hash", "[net][protocol]") {
+    hello_msg h;
+    h.schema_hash = 0x1122334455667788ull;
+    h.semantics = 0x0201;
+    h.entity_bits = 64;
+    h.input_layout_hash = 0x99;
+    std::vector<std::byte> out;
+    encode(h, out);
+    // docs/protocol.md, "1 hello": u16 semantics at 11, u8 entity bits at 13, layout hash at 14.
+    CHECK(out[11] == std::byte{0x01});
+    CHECK(out[12] == std::byte{0x02});
+    CHECK(out[13] == std::byte{64});
+    CHECK(out[14] == std::byte{0x99});
+    hello_msg back;
+    REQUIRE(decode(out, back));
+    CHECK(back.semantics == 0x0201);
+    CHECK(back.entity_bits == 64);
+    CHECK(back.schema_hash == h.schema_hash);
+    CHECK(back.input_layout_hash == 0x99);
+
+    back.name = "untouched";
+    auto bad = out;
+    bad[11] = bad[12] = std::byte{0}; // no build simulates with semantics 0
+    auto r = decode(bad, back);
+    CHECK(r.code() == errc::corrupt);
+    CHECK(r.err().offset == 11);
+    CHECK(std::string(r.err().what) == "simulation semantics 0");
+    for (const int bits : {0, 31, 33, 48, 63, 65, 128}) {
+        CAPTURE(bits);
+        bad = out;
+        bad[13] = static_cast<std::byte>(bits);
+        r = decode(bad, back);
+        CHECK(r.code() == errc::corrupt);
+        CHECK(r.err().offset == 13);
+        CHECK(std::string(r.err().what) == "entity handles neither 32 nor 64 bits");
+    }
+    bad[13] = std::byte{32};
+    CHECK(decode(bad, back));
+    CHECK(back.entity_bits == 32);
+}
+
+TEST_CASE("hello: a version 6 hello is refused by the version rule", "[net][protocol]") {
+    // Version 6 had no semantics or handle size: its layout hash followed the schema hash.
+    hello_msg h;
+    h.name = "old";
+    std::vector<std::byte> v6;
+    encode(h, v6);
+    v6.erase(v6.begin() + 11, v6.begin() + 14);
+    v6[1] = std::byte{6};
+    v6[2] = std::byte{0};
+    hello_msg back;
+    const auto r = decode(v6, back);
+    CHECK(r.code() == errc::bad_version);
+    CHECK(r.err().offset == 1);
+    CHECK(peek_hello_version(v6) == 6);
+    CHECK(version_refusal(peek_hello_version(v6)) == "protocol version 6, server speaks 7");
 }
 
 TEST_CASE("hello: a join token has at most 512 bytes", "[net][protocol]") {
@@ -92,7 +152,7 @@ TEST_CASE("hello: a join token has at most 512 bytes", "[net][protocol]") {
 }
 
 TEST_CASE("hello flags: bit 1 says the sender is big-endian, bits 2..7 are invalid", "[net][protocol]") {
-    constexpr std::size_t flags_at = 29; // docs/protocol.md, "1 hello"
+    constexpr std::size_t flags_at = 32; // docs/protocol.md, "1 hello"
     hello_msg h;
     h.name = "ada";
     std::vector<std::byte> out;
@@ -167,7 +227,7 @@ TEST_CASE("decoders reject in one shape: a code, a static text and the byte offs
         h.name = std::string(40, 'x');
         std::vector<std::byte> raw;
         encode(h, raw);
-        constexpr std::size_t name_length_at = 46;     // docs/protocol.md, "1 hello"
+        constexpr std::size_t name_length_at = 49;     // docs/protocol.md, "1 hello"
         REQUIRE(raw[name_length_at] == std::byte{32}); // the encoder cut it to 32: claim 40 (and append 8)
         raw[name_length_at] = std::byte{40};
         raw.insert(raw.begin() + name_length_at + 1 + 32, 8, std::byte{'x'});

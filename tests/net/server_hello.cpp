@@ -53,6 +53,21 @@ TEST_CASE("server_hello: an incompatible client is refused with the reason of th
     v = judge_hello(1, h, schema_hash + 1, cfg, so, 0, slots);
     CHECK(v.reason == wire::reject_reason::schema);
     CHECK(v.text == "world schema differs from the server's (different game build?)");
+    // The handle size and simulation semantics come before the hash, which covers them, so the
+    // refusal says which differs (docs/protocol.md, "Handshake").
+    h.semantics = simulation_semantics - 1;
+    v = judge_hello(1, h, schema_hash + 1, cfg, so, 0, slots);
+    CHECK(v.reason == wire::reject_reason::schema);
+    CHECK(v.text == "the client simulates with semantics " + std::to_string(simulation_semantics - 1) +
+                        ", this server " + std::to_string(simulation_semantics));
+    if (simulation_semantics == 2) CHECK(v.text == "the client simulates with semantics 1, this server 2");
+    const int other_bits = wire::entity_handle_bits == 32 ? 64 : 32;
+    h.entity_bits = static_cast<std::uint8_t>(other_bits);
+    v = judge_hello(1, h, schema_hash + 1, cfg, so, 0, slots);
+    CHECK(v.reason == wire::reject_reason::schema);
+    CHECK(v.text == "the client uses " + std::to_string(other_bits) + "-bit entity handles, this server " +
+                        std::to_string(wire::entity_handle_bits) + "-bit");
+    if (wire::entity_handle_bits == 32) CHECK(v.text == "the client uses 64-bit entity handles, this server 32-bit");
     h.big_endian = true; // byte order first: nothing else can be compared
     v = judge_hello(1, h, schema_hash + 1, cfg, so, 0, slots);
     CHECK(v.reason == wire::reject_reason::protocol);

@@ -2,9 +2,14 @@
 // back to the same worlds and hashes (format stability), and the damaged variants in
 // tests/data/corrupt must each be rejected with their named error.
 //
-// To regenerate after a deliberate format change (bump the format version first):
+// To regenerate after a deliberate format change (bump the format version first) or a change of
+// simulation semantics (docs/determinism.md, "Simulation semantics"):
 //     retcon_snapshot_tests "[generate]"
 // which rewrites tests/data/golden_v1.* and tests/data/corrupt/* from the script below.
+//
+// tests/data/golden_semantics1.* are never regenerated: golden_v1.rcs and the golden demo
+// match as builds of simulation semantics 1 wrote them (schema format 1). Every build must
+// still read them, and refuse by name to re-simulate or restore them.
 #include <retcon/snapshot/file.hpp>
 #include <retcon/snapshot/hash.hpp>
 #include <retcon/snapshot/replay.hpp>
@@ -156,6 +161,7 @@ TEST_CASE("generate the golden corpus", "[.generate]") {
     REQUIRE(write_snapshot_file(data_dir / "golden_v1.rcs", a, golden_frame).ok());
     const world b = golden_world(golden_frame + 1);
     REQUIRE(write_snapshot_file(data_dir / "golden_v1_b.rcs", b, golden_frame + 1).ok());
+    std::filesystem::remove(data_dir / "golden_v1.rcr"); // a replay writer never overwrites a file
     (void)game::record(data_dir / "golden_v1.rcr", golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
     for (const auto &c : corrupt_cases()) {
         auto bytes = read_bytes(data_dir / c.source);
@@ -248,4 +254,49 @@ TEST_CASE("every file in the corrupt corpus is rejected with its named error", "
     for (const auto &entry : std::filesystem::directory_iterator(data_dir / "corrupt"))
         on_disk += entry.is_regular_file() ? 1u : 0u;
     CHECK(on_disk == seen); // no stray file without an expectation
+}
+
+TEST_CASE("files of simulation semantics 1 still read, and are refused by name for simulation",
+          "[snapshot][corpus][semantics]") {
+    const std::string refusal = "recorded with simulation semantics 1 (retcon's iteration order before forward "
+                                "blocks of 256); this build simulates with semantics " +
+                                std::to_string(simulation_semantics) +
+                                ", so it cannot be re-simulated: verify it with a semantics-1 build or record it "
+                                "again";
+    REQUIRE(simulation_semantics != 1);
+
+    const auto snapshot = data_dir / "golden_semantics1.rcs";
+    auto f = read_snapshot_file(snapshot);
+    REQUIRE(f.ok());
+    CHECK(f->frame == golden_frame);
+    CHECK(f->schema.semantics() == 1u);
+    // The same declarations: the number is all that differs.
+    CHECK(schema::differences(f->schema, golden_schema()) ==
+          std::vector<std::string>{"simulation semantics 1 vs " + std::to_string(simulation_semantics)});
+    world w = golden_world(3);
+    const hash64 before = hash(w);
+    auto loaded = load_snapshot_file(snapshot, w);
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.code() == errc::schema_mismatch);
+    CHECK(loaded.message() == snapshot.string() + ": " + refusal);
+    CHECK(hash(w) == before); // untouched
+
+    const auto replay = data_dir / "golden_semantics1.rcr"; // the golden demo match
+    auto r = replay_reader::open(replay);
+    REQUIRE(r.ok());
+    CHECK(r->complete());
+    CHECK(r->schema().semantics() == 1u);
+    CHECK(r->check().ok()); // reading is not simulating: every keyframe decodes and checks
+    // A world of any schema: the semantics is refused first, not a mismatch at some frame.
+    world any{golden_schema()};
+    std::uint64_t stepped = 0;
+    auto v = verify(*r, any, [&stepped](world &, const frame_inputs &) { ++stepped; });
+    REQUIRE_FALSE(v);
+    CHECK(v.code() == errc::bad_version);
+    CHECK(v.message() == replay.string() + ": " + refusal);
+    CHECK(stepped == 0u);
+    auto k = r->restore_keyframe(any, r->start_frame());
+    REQUIRE_FALSE(k);
+    CHECK(k.code() == errc::bad_version);
+    CHECK(k.message() == replay.string() + ": " + refusal);
 }

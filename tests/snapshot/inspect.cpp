@@ -103,6 +103,10 @@ TEST_CASE("describe_schema lists every type, field and group", "[snapshot][inspe
     CHECK_THAT(text, Contains("frozen (tag)"));
     CHECK_THAT(text, Contains("group position velocity"));
     CHECK_THAT(text, Contains("resource 1 game_clock"));
+    // The first line: the hash and which build can re-simulate what the schema recorded.
+    const std::string first = text.substr(0, text.find('\n'));
+    CHECK_THAT(first, Catch::Matchers::Matches("schema [0-9a-f]{16} \\(simulation semantics " +
+                                               std::to_string(simulation_semantics) + "\\)"));
 }
 
 TEST_CASE("dump_json lists every live entity with its fields by name", "[snapshot][inspect]") {

@@ -14,6 +14,26 @@
 
 namespace retcon {
 
+/**
+ * @brief The simulation-semantics number of this build: which order retcon visits entities and
+ * lays out its dense arrays in, recorded in every schema (and so in its hash, every file and the
+ * handshake).
+ *
+ * Any change to that order changes every order-dependent system (destroying during `each`,
+ * drawing random numbers in visit order, building hit lists), so the same inputs give other
+ * per-frame hashes. Such a change bumps this number on purpose: a replay or snapshot recorded
+ * with another number is refused by name (`check_simulation`) instead of diverging at some
+ * frame, and a peer of another number is refused at the handshake (docs/ecs.md, "Order";
+ * docs/determinism.md, "Simulation semantics").
+ *
+ * History:
+ * - 1: views, groups and range-for walk backward, in blocks of 64 positions (schema format 1,
+ *   which had no field for the number).
+ * - 2: forward blocks of 256 positions, and views of a mutable world align their pools to the
+ *   lead pool before walking them.
+ */
+inline constexpr std::uint16_t simulation_semantics = 2;
+
 namespace internal {
 /// @brief Process-local sequence number of a type, used only to find its pool quickly. It
 /// depends on first use and never leaves the process: stable ids come from schema order.
@@ -34,8 +54,9 @@ std::uint32_t type_seq() noexcept {
  * order they first touch the types at run time. The schema has a canonical byte form
  * (`serialize`, specified in docs/file-format.md) that holds names, sizes, alignments, field
  * tables, resources, groups and the entity layout; `hash()` is the 64-bit FNV-1a of exactly
- * those bytes. Snapshots and the network handshake carry the hash; files carry the bytes, so
- * tools can name pools and fields without the game's code (`parse`).
+ * those bytes, the build's `simulation_semantics` included. Snapshots and the network handshake
+ * carry the hash; files carry the bytes, so tools can name pools and fields without the game's
+ * code (`parse`).
  *
  * @code
  * retcon::schema s;
@@ -158,8 +179,14 @@ public:
     /// in @p bytes where it was found. Codes: errc::truncated (the block ends early),
     /// errc::bad_magic, errc::bad_version (another format version or entity layout),
     /// errc::too_large (a count or type size over the limits above), errc::corrupt (anything
-    /// else inconsistent). `message()` starts with "schema".
+    /// else inconsistent). `message()` starts with "schema". Any simulation semantics is read
+    /// (tools inspect old files); whether this build can simulate it is `check_simulation`'s.
     [[nodiscard]] static result<schema> parse(std::span<const std::byte> bytes);
+
+    /// @brief The simulation semantics the schema was recorded with: `simulation_semantics` for
+    /// a declared schema; for a parsed one, what its bytes say (1 for format 1, which predates
+    /// the field).
+    [[nodiscard]] std::uint16_t semantics() const noexcept { return semantics_; }
 
     /// @brief Lines describing how two schemas differ (empty if they are equal).
     [[nodiscard]] static std::vector<std::string> differences(const schema &a, const schema &b);
@@ -174,11 +201,22 @@ private:
     std::vector<type> components_;
     std::vector<type> resources_;
     std::vector<std::vector<std::uint16_t>> groups_;
+    std::uint16_t semantics_ = simulation_semantics;
     // string_view/span views into the owned data above; rebuilt on every copy or change.
     std::vector<std::vector<field_info>> field_views_;
     std::vector<type_info> component_views_;
     std::vector<type_info> resource_views_;
 };
+
+/**
+ * @brief Whether this build can re-simulate, or restore and go on simulating, what was recorded
+ * with schema @p recorded: ok when its `semantics()` is this build's `simulation_semantics`.
+ * Otherwise errc::bad_version, with a message that names both numbers and what to do ("recorded
+ * with simulation semantics 1 (...); this build simulates with semantics 2, so it cannot be
+ * re-simulated: ..."). Call it before comparing schema hashes, which would differ too, only
+ * without saying why.
+ */
+[[nodiscard]] result<void> check_simulation(const schema &recorded);
 
 } // namespace retcon
 

@@ -19,17 +19,23 @@
 #include <vector>
 
 #include <retcon/ecs/error.hpp>
+#include <retcon/ecs/entity.hpp>
 #include <retcon/ecs/frame.hpp>
+#include <retcon/ecs/schema.hpp>
 #include <retcon/snapshot/fwd.hpp>
 
 #include "reconnect_token.hpp"
 
 namespace retcon::wire {
 
-/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 6: desync
-/// bisection, the server's stage hashes and verdict in `desync` and the client's `stage_report`
-/// (docs/protocol.md, "Changes in version 6").
-inline constexpr std::uint16_t protocol_version = 6;
+/// @brief Protocol version carried in the handshake; a mismatch is refused. Version 7: `hello`
+/// carries the client's simulation semantics and entity handle size, so a peer that would
+/// simulate differently is refused by name (docs/protocol.md, "Changes in version 7").
+inline constexpr std::uint16_t protocol_version = 7;
+
+/// @brief Bits in this build's entity handles (index and version), as `hello` carries them.
+inline constexpr std::uint8_t entity_handle_bits =
+    static_cast<std::uint8_t>(entity_traits::index_bits + entity_traits::version_bits);
 
 /// @brief ENet channels (and the simulated transport's): reliability is per channel.
 enum class channel : std::uint8_t {
@@ -129,6 +135,10 @@ inline constexpr reject_reason_info reject_reasons[] = {
 struct hello_msg {
     std::uint16_t version = protocol_version;
     std::uint64_t schema_hash = 0;
+    /// This build's simulation semantics (ecs/schema.hpp) and entity handle size: the schema
+    /// hash covers both, the server compares them first so its refusal can say which differs.
+    std::uint16_t semantics = simulation_semantics;
+    std::uint8_t entity_bits = wire::entity_handle_bits; ///< 32 or 64
     std::uint64_t input_layout_hash = 0;
     std::uint64_t content_version = 0;
     std::uint16_t input_size = 0;

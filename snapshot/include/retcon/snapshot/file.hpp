@@ -68,7 +68,9 @@ result<snapshot_file> parse_snapshot_file(std::span<const std::byte> bytes, cons
                                           const read_limits &limits = {});
 
 /// @brief Reads a snapshot file and restores it into @p w, whose schema must match. Returns the
-/// snapshot's frame; on error @p w is unchanged.
+/// snapshot's frame; on error @p w is unchanged. Another schema is errc::schema_mismatch; so is
+/// a file saved with another simulation semantics (restored, it would go on simulating
+/// differently), named by `check_simulation`'s text.
 result<std::uint64_t> load_snapshot_file(const std::filesystem::path &path, world &w, const read_limits &limits = {});
 
 } // namespace retcon

@@ -168,6 +168,8 @@ public:
     /// @brief Decodes keyframe @p index (resolving deltas) into @p out.
     result<void> keyframe_image(std::size_t index, world_image &out) const;
     /// @brief Restores the latest keyframe at or before @p frame into @p w; returns its frame.
+    /// A replay of another simulation semantics is errc::bad_version (`check_simulation`), a
+    /// world of another schema errc::schema_mismatch.
     result<frame_t> restore_keyframe(world &w, frame_t frame) const;
 
     /// @brief Decodes every keyframe and checks every checksum, and that each keyframe's world
@@ -202,7 +204,9 @@ struct verify_report {
  * whose hash equals the replay's; a world built from `reader.schema()` alone has no typed
  * access.
  *
- * What fails is an error, not a report: a world of another schema (`errc::schema_mismatch`);
+ * What fails is an error, not a report: a replay recorded with another simulation semantics
+ * (`errc::bad_version`, named by `check_simulation`, instead of a mismatch at some frame); a
+ * world of another schema (`errc::schema_mismatch`);
  * an incomplete replay with no readable frame (`errc::truncated`: nothing would be verified);
  * any damage `check()` finds, since every keyframe is decoded and checked first, whether or not
  * re-simulation passes it (`errc::checksum`, `errc::corrupt`, `errc::decompress`, ...); and,
