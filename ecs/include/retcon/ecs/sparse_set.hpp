@@ -159,9 +159,10 @@ private:
         return page;
     }
     /// Calls @p f(pos), in increasing order, for each pos < n where a[pos] != b[pos]. Blocks of
-    /// 16 equal entities are skipped with 16-byte XOR/OR steps (four, or eight for 64-bit handles) (GCC does not vectorise the
-    /// plain loop here); in other blocks a bit mask of the differing positions is built without
-    /// branches, so a block where half the positions differ costs no branch mispredictions.
+    /// 16 equal entities are skipped with 16-byte XOR/OR steps, four (eight for 64-bit handles)
+    /// per block (GCC does not vectorise the plain loop here); in other blocks a bit mask of the
+    /// differing positions is built without branches, so a block where half the positions differ
+    /// costs no branch mispredictions.
     template<class F>
     static void for_each_changed(const entity *a, const entity *b, size_type n, F &&f) {
         constexpr size_type block = 16;
