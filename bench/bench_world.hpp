@@ -88,7 +88,7 @@ inline void churn(retcon::world &w, rng &r, std::uint32_t k, std::uint32_t movin
 inline void build_world(retcon::world &w, std::uint32_t n, std::uint64_t seed = 1, std::uint32_t moving_percent = 100) {
     rng r{seed};
     // n / 10 extra slots, fewer where the handle layout runs out of indices (1M entities).
-    const std::uint32_t room = retcon::entity_traits::max_index + 1u - n;
+    const auto room = static_cast<std::uint32_t>(retcon::entity_traits::max_index + 1u - n);
     const std::uint32_t extra = n / 10 < room ? n / 10 : room;
     w.reserve(n + extra);
     for (std::uint32_t i = 0; i < n + extra; ++i) spawn(w, r, i % 2 == 0, r.below(100) < moving_percent);

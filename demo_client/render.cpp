@@ -24,7 +24,7 @@ std::string render(const scene &sc, int cols, int rows, const std::string &statu
     // Draw a sixth of the dust (by entity index, so the same specks stay visible): the
     // simulation keeps thousands of particles for realistic snapshot work, the eye needs fewer.
     for (const auto &q : sc.particles) {
-        if (q.kind == 0 && to_index(entity{q.id}) % 6 != 0) continue;
+        if (q.kind == 0 && to_index(entity{static_cast<entity_traits::value_type>(q.id)}) % 6 != 0) continue;
         put(q.x, q.y, q.kind ? '*' : '.', q.kind ? 3 : 8);
     }
     for (const auto &a : sc.asteroids) put(a.x, a.y, a.size == 3 ? '@' : a.size == 2 ? 'O' : 'o', 7);

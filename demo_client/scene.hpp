@@ -15,7 +15,7 @@ namespace retcon::demo {
 
 /// @brief A ship: where it is (arena units), where it points, and who flies it.
 struct scene_ship {
-    std::uint32_t id = 0;    ///< the entity's handle (index and version): the same ship across scenes
+    std::uint64_t id = 0;    ///< the entity's handle (to_integral: 32 or 64 bits): the same ship across scenes
     float x = 0, y = 0;      ///< arena units, 0 ≤ x < width, 0 ≤ y < height
     float angle = 0;         ///< radians, 0 along +x, growing toward +y (the arena's y points down)
     std::uint8_t player = 0; ///< the player slot flying it
@@ -25,14 +25,14 @@ struct scene_ship {
 
 /// @brief An asteroid (size 3 big, 2 medium, 1 small).
 struct scene_asteroid {
-    std::uint32_t id = 0;
+    std::uint64_t id = 0;
     float x = 0, y = 0, radius = 0;
     std::uint8_t size = 0;
 };
 
 /// @brief A bullet, a debris spark (kind 1) or a dust speck (kind 0).
 struct scene_dot {
-    std::uint32_t id = 0;
+    std::uint64_t id = 0;
     float x = 0, y = 0;
     std::uint8_t kind = 0; ///< particles: 0 dust, 1 debris; bullets: the owner's slot
 };

@@ -91,8 +91,10 @@ typedef enum rc_kind {
     RC_U64 = 9,
     RC_F32 = 10,
     RC_F64 = 11,
-    RC_ENTITY = 12, /* a uint32_t entity handle stored in the world: the low 32 bits of an
-                       rc_entity (RC_NULL_ENTITY is stored as 0xFFFFFFFF) */
+    RC_ENTITY = 12, /* an entity handle stored in the world, rc_entity_size() bytes: a uint32_t
+                       (the low 32 bits of an rc_entity; RC_NULL_ENTITY is stored as
+                       0xFFFFFFFF), or the whole uint64_t rc_entity in a library built with
+                       RETCON_ENTITY_64 */
     RC_TEXT = 13,   /* char arrays: zero-filled characters */
     RC_RECORD = 14  /* a nested record declared with rc_schema_record */
 } rc_kind;
@@ -163,6 +165,9 @@ RC_API rc_status rc_world_create(const rc_schema *schema, rc_world **out);
 RC_API void rc_world_destroy(rc_world *world);
 RC_API const char *rc_world_last_error(const rc_world *world);
 
+/** Bytes of an entity handle stored in the world (an RC_ENTITY field): 4, or 8 in a library
+    built with RETCON_ENTITY_64 (docs/config.md). */
+RC_API uint32_t rc_entity_size(void);
 RC_API rc_status rc_entity_create(rc_world *world, rc_entity *out);
 RC_API rc_status rc_entity_destroy(rc_world *world, rc_entity entity);
 /** 1 if @p entity is live in @p world, 0 otherwise (also for a NULL world). */

@@ -98,14 +98,14 @@ rc_status fail_with(std::string &where, const error &e) noexcept;
 
 /// The world's handle for @p e, or nullopt when it cannot name a live entity of @p w.
 inline std::optional<entity> live_entity(const world &w, rc_entity e) noexcept {
-    if (e > 0xFFFFFFFFu) return std::nullopt;
-    const auto handle = static_cast<entity>(static_cast<std::uint32_t>(e));
+    using value_type = entity_traits::value_type;
+    if constexpr (sizeof(value_type) < sizeof(rc_entity)) // 32-bit handles: the high bits must be 0
+        if (e > rc_entity{~value_type{0}}) return std::nullopt;
+    const auto handle = static_cast<entity>(static_cast<value_type>(e));
     if (!w.valid(handle)) return std::nullopt;
     return handle;
 }
-inline rc_entity to_c(entity e) noexcept {
-    return e == null_entity ? RC_NULL_ENTITY : rc_entity{static_cast<std::uint32_t>(e)};
-}
+inline rc_entity to_c(entity e) noexcept { return e == null_entity ? RC_NULL_ENTITY : rc_entity{to_integral(e)}; }
 
 /// A frame number the C++ side can hold, or nullopt (frames are 32-bit inside retcon).
 inline std::optional<frame_t> to_frame_c(rc_frame f) noexcept {

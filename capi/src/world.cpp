@@ -57,6 +57,8 @@ void rc_world_destroy(rc_world *world) {
 
 const char *rc_world_last_error(const rc_world *world) { return world ? world->error.c_str() : "world is NULL"; }
 
+uint32_t rc_entity_size(void) { return static_cast<uint32_t>(sizeof(entity)); }
+
 rc_status rc_entity_create(rc_world *w, rc_entity *out) {
     if (!w) return fail(thread_error(), RC_ERR_NULL, "rc_entity_create: world is NULL");
     return guarded(w->error, [&] {

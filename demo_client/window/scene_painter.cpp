@@ -11,8 +11,9 @@ namespace {
 constexpr float ship_length = 4.0f; // arena units from tail to nose
 
 /// A fixed jagged outline per asteroid, from its id: the same rock looks the same every frame.
-float jag(std::uint32_t id, int corner) noexcept {
-    std::uint32_t h = id * 2654435761u + static_cast<std::uint32_t>(corner) * 40503u;
+float jag(std::uint64_t id, int corner) noexcept {
+    std::uint32_t h =
+        static_cast<std::uint32_t>(id ^ (id >> 32)) * 2654435761u + static_cast<std::uint32_t>(corner) * 40503u;
     h ^= h >> 15;
     return 0.8f + static_cast<float>(h % 41u) / 200.0f; // 0.8 .. 1.0 of the radius
 }
@@ -36,7 +37,9 @@ arena_view fit(float arena_w, float arena_h, float x, float y, float w, float h)
     return v;
 }
 
-bool draws_dust(std::uint32_t id) noexcept { return to_index(entity{id}) % 3 == 0; }
+bool draws_dust(std::uint64_t id) noexcept {
+    return to_index(entity{static_cast<entity_traits::value_type>(id)}) % 3 == 0;
+}
 
 std::array<point, 4> ship_outline(const scene_ship &s, const arena_view &view) noexcept {
     const float c = std::cos(s.angle), n = std::sin(s.angle);

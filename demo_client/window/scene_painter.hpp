@@ -49,7 +49,7 @@ void paint(canvas &c, const scene &s, const arena_view &view, const paint_option
 
 /// @brief Whether the painter draws the dust speck @p id: a third of them, by entity index (the
 /// simulation keeps thousands for realistic snapshot work; the eye needs fewer, and the same ones).
-[[nodiscard]] bool draws_dust(std::uint32_t id) noexcept;
+[[nodiscard]] bool draws_dust(std::uint64_t id) noexcept;
 
 /// @brief The ship's arrowhead outline (nose, left wing, notch, right wing) in pixels: the painter
 /// fills it, tests find the ship's colour at its centre.

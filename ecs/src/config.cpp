@@ -25,6 +25,15 @@ void misuse(const char *format, ...) noexcept(false) {
     std::abort();
 }
 
+unsigned library_entity_bits() noexcept { return RETCON_ENTITY_64 ? 64u : 32u; }
+
+void check_entity_bits(unsigned program_bits) {
+    const unsigned library_bits = library_entity_bits();
+    if (RETCON_UNLIKELY(program_bits != library_bits))
+        misuse("retcon was built with %u-bit entity handles, this program with %u-bit: define RETCON_ENTITY_64=%d",
+               library_bits, program_bits, library_bits == 64u ? 1 : 0);
+}
+
 void assert_failed(const char *condition, const char *message, const char *file, int line) noexcept {
     std::fprintf(stderr, "%s:%d: retcon internal assertion failed: %s (%s)\n", file, line, message, condition);
     std::abort();

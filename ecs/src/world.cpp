@@ -11,7 +11,9 @@ constexpr std::uint32_t null_index = entity_traits::index_mask;
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1u) & ~(a - 1u); }
 } // namespace
 
-world::world(const schema &s) : schema_{std::make_shared<const schema>(s)}, schema_hash_{schema_->hash()} {
+world::world(const schema &s, unsigned program_entity_bits)
+    : schema_{(internal::check_entity_bits(program_entity_bits), std::make_shared<const schema>(s))},
+      schema_hash_{schema_->hash()} {
     const auto &sc = *schema_;
     const auto comps = sc.components();
     pools_.reserve(comps.size());

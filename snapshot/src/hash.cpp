@@ -69,14 +69,14 @@ hash64 hash_entities(std::uint32_t slots, std::uint32_t head, std::uint32_t tail
     const std::uint32_t meta[4] = {slots, head, tail, alive};
     xxh3_stream s;
     s.add(meta, sizeof meta);
-    s.add(table, std::size_t{slots} * 4u);
+    s.add(table, std::size_t{slots} * sizeof(entity));
     return s.finish();
 }
 
 hash64 hash_pool(std::uint32_t count, const void *owners, const void *payload, std::size_t payload_bytes) noexcept {
     xxh3_stream s;
     s.add(&count, sizeof count);
-    s.add(owners, std::size_t{count} * 4u);
+    s.add(owners, std::size_t{count} * sizeof(entity));
     s.add(payload, payload_bytes);
     return s.finish();
 }
@@ -114,8 +114,8 @@ bool image_section_hashes(std::span<const std::byte> image, Sink &&sink) {
                 break;
             case section_kind::pool_owners: owners = b; break;
             case section_kind::pool_payload:
-                sink(s.kind,
-                     hash_pool(static_cast<std::uint32_t>(owners.size() / 4u), owners.data(), b.data(), b.size()));
+                sink(s.kind, hash_pool(static_cast<std::uint32_t>(owners.size() / sizeof(entity)), owners.data(),
+                                       b.data(), b.size()));
                 break;
             case section_kind::group_lengths:
             case section_kind::resources: sink(s.kind, xxh3(b)); break;

@@ -35,8 +35,10 @@ result<void> read_header(std::span<const std::byte> image, bool check_pools, std
                          image_header &h) {
     if (image.size() < header_bytes)
         return {errc::truncated, "image: " + describe_bytes(image.size()) + " is shorter than its 64-byte header"};
-    if (reinterpret_cast<std::uintptr_t>(image.data()) % 4u != 0)
-        return {errc::invalid_argument, "image: bytes are not 4-byte aligned"};
+    // u32 words, and handles read in place: 4 bytes, or 8 with 64-bit handles.
+    constexpr std::size_t align = alignof(entity) > 4u ? alignof(entity) : 4u;
+    if (reinterpret_cast<std::uintptr_t>(image.data()) % align != 0)
+        return {errc::invalid_argument, "image: bytes are not " + std::to_string(align) + "-byte aligned"};
     std::memcpy(&h, image.data(), sizeof(image_header));
     if (h.magic == byte_swapped(image_magic))
         return {errc::bad_magic, "image: written by a big-endian host (magic byte-swapped); retcon images are "

@@ -39,6 +39,9 @@ inline constexpr std::uint64_t max_pools = schema::max_types;
 /// @brief Most entity slots an image may declare (the handle layout's index range); a pool
 /// never holds more elements than there are slots.
 inline constexpr std::uint64_t max_entity_slots = std::uint64_t{entity_traits::max_index} + 1u;
+/// @brief Bytes of one entity handle in the entity table and the owner arrays: the schema's
+/// entity layout (docs/file-format.md), which a file's schema block records and checks.
+inline constexpr std::uint64_t handle_bytes = sizeof(entity);
 /// @brief Largest element size a pool table may declare (the schema's type size limit).
 inline constexpr std::uint64_t max_element_size = std::uint64_t{1} << 20;
 
@@ -51,7 +54,7 @@ inline constexpr std::uint64_t max_element_size = std::uint64_t{1} << 20;
 enum class section_kind : std::uint8_t {
     header,        ///< image_header
     pool_table,    ///< P element counts, then P element sizes (u32)
-    entity_table,  ///< S slot words (u32)
+    entity_table,  ///< S slot words (entity handles: u32, or u64 with RETCON_ENTITY_64)
     pool_owners,   ///< per pool: count entity handles
     pool_payload,  ///< per pool, after its owners: count × element size bytes
     group_lengths, ///< G packed lengths (u32)
@@ -107,11 +110,11 @@ template<class Shape, class Visit>
 constexpr bool for_each_section(const counts &c, Shape &&shape, Visit &&visit) {
     if (!visit(section{section_kind::header, 0, header_bytes})) return false;
     if (!visit(section{section_kind::pool_table, 0, 8u * c.pools})) return false;
-    if (!visit(section{section_kind::entity_table, 0, 4u * c.entity_slots})) return false;
+    if (!visit(section{section_kind::entity_table, 0, handle_bytes * c.entity_slots})) return false;
     for (std::uint64_t i = 0; i < c.pools; ++i) {
         const pool_shape p = shape(i);
         const auto pool = static_cast<std::uint32_t>(i);
-        if (!visit(section{section_kind::pool_owners, pool, 4u * p.count})) return false;
+        if (!visit(section{section_kind::pool_owners, pool, handle_bytes * p.count})) return false;
         if (!visit(section{section_kind::pool_payload, pool, p.count * p.element_size})) return false;
     }
     if (!visit(section{section_kind::group_lengths, 0, 4u * c.groups})) return false;
@@ -244,8 +247,8 @@ result<void> parse_into(std::span<const std::byte> image, const Expected &expect
             out.pool_counts = {words, out.header.pool_count};
             out.element_sizes = {words + out.header.pool_count, out.header.pool_count};
             break;
-        case section_kind::entity_table: out.entities = {handles, b.size() / 4u}; break;
-        case section_kind::pool_owners: out.owners[s.pool] = {handles, b.size() / 4u}; break;
+        case section_kind::entity_table: out.entities = {handles, b.size() / handle_bytes}; break;
+        case section_kind::pool_owners: out.owners[s.pool] = {handles, b.size() / handle_bytes}; break;
         case section_kind::pool_payload: out.payloads[s.pool] = b; break;
         case section_kind::group_lengths: out.group_lengths = {words, b.size() / 4u}; break;
         case section_kind::resources: out.resources = b; break;

@@ -47,7 +47,7 @@ std::string element(field_kind kind, const std::byte *p, std::size_t size, bool 
         return number("%.17g", v);
     }
     case field_kind::entity: {
-        const auto e = entity{load<std::uint32_t>(p)};
+        const auto e = entity{load<entity_traits::value_type>(p)};
         const std::string s =
             e == null_entity ? "null" : std::to_string(to_index(e)) + "v" + std::to_string(to_version(e));
         return json ? "\"" + s + "\"" : s;

@@ -25,7 +25,7 @@ struct demo_world {
     }
 };
 
-scene_ship ship_at(std::uint32_t id, float x, float y, float angle = 0) {
+scene_ship ship_at(std::uint64_t id, float x, float y, float angle = 0) {
     scene_ship s;
     s.id = id;
     s.x = x;
@@ -62,7 +62,7 @@ TEST_CASE("capture copies every drawn entity of the world, sorted by id, and cha
     CHECK(std::is_sorted(s.asteroids.begin(), s.asteroids.end(), by_id));
     // Positions are the world's, in arena units.
     const auto &a = s.asteroids.front();
-    const auto &p = d.w.get<const position>(entity{a.id});
+    const auto &p = d.w.get<const position>(entity{static_cast<entity_traits::value_type>(a.id)});
     CHECK(a.x == Approx(static_cast<float>(p.x.raw) / 65536.0f));
     CHECK(a.y == Approx(static_cast<float>(p.y.raw) / 65536.0f));
 }

@@ -70,6 +70,11 @@ struct model {
     }
 };
 
+// Burning an index to retirement takes max_version + 1 creates: 4,095 with 32-bit handles, 2^32
+// with 64-bit ones (RETCON_ENTITY_64), where retirement is covered by restored entity tables
+// instead (tests/ecs/world.cpp) and the generator creates in its place.
+constexpr bool burns = entity_traits::version_bits <= 12;
+
 enum class op_kind {
     create,
     create_with_position,
@@ -150,7 +155,7 @@ public:
         else if (r < 95)
             o.kind = op_kind::clear_frozen;
         else if (r < 96)
-            o.kind = op_kind::burn;
+            o.kind = burns ? op_kind::burn : op_kind::create;
         else
             o.kind = op_kind::create;
         return o;
@@ -411,5 +416,5 @@ TEST_CASE("random operations agree with a reference model", "[model]") {
     // The workload really exercised what it claims to.
     CHECK(m.alive.size() > 10);
     CHECK(w.group<position, velocity>().size() > 0);
-    CHECK(retired_seen > 0);
+    if (burns) CHECK(retired_seen > 0);
 }

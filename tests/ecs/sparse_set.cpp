@@ -37,8 +37,34 @@ TEST_CASE("sparse_set push_back and lookup", "[sparse_set]") {
     CHECK_FALSE(s.contains(null_entity));
     CHECK(dense(s) == std::vector<entity>{ent(5), ent(2, 3), ent(9000)});
     check_consistent(s);
-    CHECK(s.sparse_bytes() >= 2u * sparse_set::page_size * sizeof(sparse_set::size_type));
+    // Pages 0 and 2 only; an entry is as wide as a handle (it holds the owner's version).
+    STATIC_REQUIRE(sizeof(sparse_set::entry_type) == sizeof(entity));
+    CHECK(s.sparse_bytes() == 2u * sparse_set::page_size * sizeof(sparse_set::entry_type));
 }
+
+#if RETCON_ENTITY_64
+TEST_CASE("64-bit handles: indices and versions past the 32-bit layout", "[sparse_set]") {
+    sparse_set s;
+    const entity big = ent(3'000'000, 70'000); // index > 20 bits, version > 12 bits
+    CHECK(to_index(big) == 3'000'000u);
+    CHECK(to_version(big) == 70'000u);
+    CHECK(s.push_back(ent(1)) == 0u);
+    CHECK(s.push_back(big) == 1u);
+    CHECK(s.contains(big));
+    CHECK(s.index(big) == 1u);
+    // The whole 32-bit version is compared: versions equal in their low 12 bits are told apart.
+    CHECK_FALSE(s.contains(ent(3'000'000, 70'000u & 0xFFFu)));
+    CHECK_FALSE(s.contains(ent(3'000'000, 70'001)));
+    CHECK_FALSE(s.contains(ent(3'000'000u & 0xFFFFFu, 70'000))); // nor indices equal in 20 bits
+    s.swap_and_pop(0);
+    CHECK(s.index(big) == 0u);
+    const entity moved[2] = {ent(5, entity_traits::max_version), big};
+    s.assign(moved, 2);
+    CHECK(s.index(ent(5, entity_traits::max_version)) == 0u);
+    CHECK(s.index(big) == 1u);
+    check_consistent(s);
+}
+#endif
 
 TEST_CASE("sparse_set: a handle with another version is not contained", "[sparse_set]") {
     sparse_set s;

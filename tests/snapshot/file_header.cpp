@@ -185,6 +185,9 @@ TEST_CASE("file header: one format is not the other", "[snapshot][file_header]")
     CHECK(identify_magic(0) == magic_kind::unknown);
 }
 
+// The golden files are written with 32-bit handles: a 64-bit build refuses their schema block
+// (tests/snapshot/corpus.cpp checks that refusal), so it cannot reproduce their headers.
+#if !RETCON_ENTITY_64
 TEST_CASE("file header: the golden files' headers are reproduced byte for byte", "[snapshot][file_header][corpus]") {
     for (const char *name : {"golden_v1.rcs", "golden_v1.rcr"}) {
         CAPTURE(name);
@@ -203,5 +206,6 @@ TEST_CASE("file header: the golden files' headers are reproduced byte for byte",
         CHECK(std::equal(again.begin(), again.end(), file.begin()));
     }
 }
+#endif
 
 } // namespace retcon::test::file_header_tests

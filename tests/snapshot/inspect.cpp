@@ -69,6 +69,9 @@ TEST_CASE("format_field formats every field kind", "[snapshot][inspect]") {
     CHECK(std::stod(show(field_kind::f64, 0.1)) == 0.1);
     CHECK(show(field_kind::entity, entity_traits::construct(5, 3)) == "5v3");
     CHECK(show(field_kind::entity, null_entity) == "null");
+#if RETCON_ENTITY_64
+    CHECK(show(field_kind::entity, entity_traits::construct(3'000'000, 70'000)) == "3000000v70000");
+#endif
 
     const char text[8] = {'a', 'b', 'c', 0, 0, 0, 0, 0};
     CHECK(show(field_kind::text, text) == "\"abc\"");

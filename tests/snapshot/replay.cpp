@@ -960,6 +960,7 @@ TEST_CASE("verify fails if it re-simulated nothing of a replay that holds frames
 }
 
 TEST_CASE("verify decodes and checks every keyframe, as check() does", "[snapshot][replay][hostile]") {
+#if !RETCON_ENTITY_64 // the corpus is written with 32-bit handles; a 64-bit build refuses it (corpus.cpp)
     SECTION("the corpus file with a damaged later keyframe") {
         auto r = replay_reader::open(std::filesystem::path{RETCON_TEST_DATA_DIR} / "corrupt" / "keyframe_checksum.rcr");
         REQUIRE(r.ok()); // keyframes decode on demand
@@ -969,6 +970,7 @@ TEST_CASE("verify decodes and checks every keyframe, as check() does", "[snapsho
         CHECK(v.code() == errc::checksum);
         CHECK_THAT(v.message(), Contains("keyframe_checksum.rcr at byte") && Contains("(keyframe 1, frame 16)"));
     }
+#endif
     temp_dir dir;
     const auto path = dir / "k.rcr";
     const schema s = standard_schema();

@@ -21,6 +21,14 @@
 #    define RETCON_SPARSE_PAGE_SIZE 4096
 #endif
 
+/// @brief 1 for 64-bit entity handles (a 32-bit index and a 32-bit version, past a million
+/// live entities), 0 for the default 32-bit ones (20 + 12 bits). It must be the value the retcon
+/// library was compiled with: the CMake option RETCON_ENTITY_64 sets it on retcon::ecs as a
+/// PUBLIC definition, so whatever links the target agrees (docs/config.md, "Entity handles").
+#ifndef RETCON_ENTITY_64
+#    define RETCON_ENTITY_64 0
+#endif
+
 /// @brief Internal invariant checks. Active unless NDEBUG (or RETCON_DISABLE_ASSERT) is set.
 /// Replace it by defining RETCON_ASSERT(condition, message) before including retcon.
 #ifndef RETCON_ASSERT
@@ -63,6 +71,14 @@ namespace internal {
     __attribute__((format(printf, 1, 2), cold))
 #endif
     ;
+
+/// @brief Bits of an entity handle in the compiled library (32 or 64).
+[[nodiscard]] unsigned library_entity_bits() noexcept;
+
+/// @brief Reports misuse unless @p program_bits (the handle width a program's headers saw) is
+/// library_entity_bits(): a program and a library built with different RETCON_ENTITY_64 would
+/// read each other's handles wrongly. `world`'s constructor calls it.
+void check_entity_bits(unsigned program_bits);
 
 /// @brief Called by RETCON_ASSERT when an internal invariant is broken.
 [[noreturn]] void assert_failed(const char *condition, const char *message, const char *file, int line) noexcept;

@@ -4,9 +4,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../config.hpp"
+
 namespace retcon {
 
+#if RETCON_ENTITY_64
+enum class entity : std::uint64_t;
+#else
 enum class entity : std::uint32_t;
+#endif
 struct entity_traits;
 struct type_info;
 struct field_info;

@@ -30,6 +30,11 @@ public:
     static constexpr size_type npos = ~size_type{0};
     static constexpr size_type page_size = RETCON_SPARSE_PAGE_SIZE;
     static_assert((page_size & (page_size - 1)) == 0, "RETCON_SPARSE_PAGE_SIZE must be a power of two");
+    /// @brief A sparse entry: the dense position in the index bits, the owner's version above
+    /// them (a handle's width, so either layout fits its version).
+    using entry_type = entity_traits::value_type;
+    /// @brief The entry of an index that is not in the set.
+    static constexpr entry_type no_entry = ~entry_type{0};
 
     sparse_set() = default;
     sparse_set(sparse_set &&) noexcept = default;
@@ -51,8 +56,8 @@ public:
         const auto page = idx / page_size;
         if (page >= pages_.size() || !pages_[page]) return npos;
         const auto entry = pages_[page][idx & (page_size - 1u)];
-        if (entry == npos || ((entry ^ to_integral(e)) >> entity_traits::index_bits) != 0) return npos;
-        return entry & entity_traits::index_mask;
+        if (entry == no_entry || ((entry ^ to_integral(e)) >> entity_traits::index_bits) != 0) return npos;
+        return static_cast<size_type>(entry & entity_traits::index_mask);
     }
     /// @brief True if @p e (this exact version) is in the set.
     [[nodiscard]] bool contains(entity e) const noexcept { return index(e) != npos; }
@@ -70,7 +75,7 @@ public:
         const entity last = dense_.back();
         dense_[pos] = last;
         sparse_ref_existing(to_index(last)) = encode(pos, last);
-        sparse_ref_existing(to_index(gone)) = npos;
+        sparse_ref_existing(to_index(gone)) = no_entry;
         dense_.pop_back();
     }
     /// @brief Exchanges the entities at two positions (and their sparse entries).
@@ -85,7 +90,7 @@ public:
     }
     /// @brief Empties the set (pages are kept, entries reset).
     void clear() noexcept {
-        for (const entity e : dense_) sparse_ref_existing(to_index(e)) = npos;
+        for (const entity e : dense_) sparse_ref_existing(to_index(e)) = no_entry;
         dense_.clear();
     }
     /// @brief Replaces the contents with @p count entities in the given order, rebuilding the
@@ -107,8 +112,9 @@ public:
         const entity *cur = dense_.data();
         if (old == count && (count == 0 || std::memcmp(cur, first, std::size_t{count} * sizeof(entity)) == 0)) return;
         const size_type common = old < count ? old : count;
-        for_each_changed(cur, first, common, [&](size_type pos) { sparse_ref_existing(to_index(cur[pos])) = npos; });
-        for (size_type pos = common; pos < old; ++pos) sparse_ref_existing(to_index(cur[pos])) = npos;
+        for_each_changed(cur, first, common,
+                         [&](size_type pos) { sparse_ref_existing(to_index(cur[pos])) = no_entry; });
+        for (size_type pos = common; pos < old; ++pos) sparse_ref_existing(to_index(cur[pos])) = no_entry;
         for_each_changed(cur, first, common,
                          [&](size_type pos) { sparse_ref(to_index(first[pos])) = encode(pos, first[pos]); });
         for (size_type pos = common; pos < count; ++pos) sparse_ref(to_index(first[pos])) = encode(pos, first[pos]);
@@ -119,7 +125,7 @@ public:
     /// @brief Bytes held by the sparse pages (derived data, reported for memory accounting).
     [[nodiscard]] std::size_t sparse_bytes() const noexcept {
         std::size_t n = 0;
-        for (const auto &p : pages_) n += p ? page_size * sizeof(size_type) : 0u;
+        for (const auto &p : pages_) n += p ? page_size * sizeof(entry_type) : 0u;
         return n;
     }
 
@@ -137,25 +143,26 @@ private:
             size_type top = 0;
             for (size_type pos = start; pos < end; ++pos) top = std::max(top, to_index(copied[pos]));
             if (top / page_size >= pages_.size()) pages_.resize(top / page_size + 1u);
-            std::unique_ptr<size_type[]> *pages = pages_.data(); // the loop below never resizes
+            std::unique_ptr<entry_type[]> *pages = pages_.data(); // the loop below never resizes
             for (size_type pos = start; pos < end; ++pos) {
                 const size_type idx = to_index(copied[pos]);
-                std::unique_ptr<size_type[]> &page = pages[idx / page_size];
+                std::unique_ptr<entry_type[]> &page = pages[idx / page_size];
                 if (!page) page = new_page();
                 page[idx & (page_size - 1u)] = encode(pos, copied[pos]);
             }
         }
     }
-    /// A sparse page with every entry npos (all ones), written once rather than zeroed first.
-    static std::unique_ptr<size_type[]> new_page() {
-        std::unique_ptr<size_type[]> page{new size_type[page_size]};
-        std::fill_n(page.get(), page_size, npos);
+    /// A sparse page with every entry no_entry (all ones), written once rather than zeroed first.
+    static std::unique_ptr<entry_type[]> new_page() {
+        std::unique_ptr<entry_type[]> page{new entry_type[page_size]};
+        std::fill_n(page.get(), page_size, no_entry);
         return page;
     }
     /// Calls @p f(pos), in increasing order, for each pos < n where a[pos] != b[pos]. Blocks of
-    /// 16 equal entities are skipped with four 16-byte XOR/OR steps (GCC does not vectorise the
-    /// plain loop here); in other blocks a bit mask of the differing positions is built without
-    /// branches, so a block where half the positions differ costs no branch mispredictions.
+    /// 16 equal entities are skipped with 16-byte XOR/OR steps, four (eight for 64-bit handles)
+    /// per block (GCC does not vectorise the plain loop here); in other blocks a bit mask of the
+    /// differing positions is built without branches, so a block where half the positions differ
+    /// costs no branch mispredictions.
     template<class F>
     static void for_each_changed(const entity *a, const entity *b, size_type n, F &&f) {
         constexpr size_type block = 16;
@@ -166,7 +173,8 @@ private:
 #if defined(__GNUC__)
             using u64x2 = std::uint64_t __attribute__((vector_size(16)));
             u64x2 acc{};
-            for (size_type k = 0; k < block; k += 4) {
+            constexpr size_type per_step = 16u / sizeof(entity);
+            for (size_type k = 0; k < block; k += per_step) {
                 u64x2 x, y;
                 std::memcpy(&x, pa + k, sizeof x);
                 std::memcpy(&y, pb + k, sizeof y);
@@ -181,11 +189,11 @@ private:
         for (; pos < n; ++pos)
             if (a[pos] != b[pos]) f(pos);
     }
-    static constexpr size_type encode(size_type pos, entity e) noexcept {
-        return pos | (to_integral(e) & ~entity_traits::index_mask);
+    static constexpr entry_type encode(size_type pos, entity e) noexcept {
+        return entry_type{pos} | (to_integral(e) & ~entity_traits::index_mask);
     }
-    size_type &sparse_ref_existing(size_type idx) noexcept { return pages_[idx / page_size][idx & (page_size - 1u)]; }
-    size_type &sparse_ref(size_type idx) {
+    entry_type &sparse_ref_existing(size_type idx) noexcept { return pages_[idx / page_size][idx & (page_size - 1u)]; }
+    entry_type &sparse_ref(size_type idx) {
         const auto page = idx / page_size;
         if (page >= pages_.size()) pages_.resize(page + 1u);
         if (!pages_[page]) pages_[page] = new_page();
@@ -193,7 +201,7 @@ private:
     }
 
     std::vector<entity> dense_;
-    std::vector<std::unique_ptr<size_type[]>> pages_;
+    std::vector<std::unique_ptr<entry_type[]>> pages_;
 };
 
 } // namespace retcon

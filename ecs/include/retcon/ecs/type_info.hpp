@@ -59,8 +59,9 @@ enum class field_kind : std::uint8_t {
     switch (k) {
     case field_kind::boolean: case field_kind::i8: case field_kind::u8: return 1;
     case field_kind::i16: case field_kind::u16: return 2;
-    case field_kind::i32: case field_kind::u32: case field_kind::f32: case field_kind::entity: return 4;
+    case field_kind::i32: case field_kind::u32: case field_kind::f32: return 4;
     case field_kind::i64: case field_kind::u64: case field_kind::f64: return 8;
+    case field_kind::entity: return sizeof(entity); // 4, or 8 with RETCON_ENTITY_64
     default: return 0;
     }
 }

@@ -59,8 +59,9 @@ public:
         std::uint32_t reserved = 0;                     ///< always zero
     };
 
-    /// @brief An empty world storing exactly what @p s declares.
-    explicit world(const schema &s);
+    /// @brief An empty world storing exactly what @p s declares. Defined here so the handle
+    /// width this program was compiled with reaches the library, which refuses another one.
+    explicit world(const schema &s) : world(s, 8u * static_cast<unsigned>(sizeof(entity))) {}
     world(world &&) noexcept = default;
     world &operator=(world &&) noexcept = default;
     world(const world &) = delete;
@@ -482,6 +483,9 @@ public:
     [[nodiscard]] std::size_t derived_bytes() const noexcept;
 
 private:
+    /// The constructor proper; first checks @p program_entity_bits (internal::check_entity_bits).
+    world(const schema &s, unsigned program_entity_bits);
+
     friend class command_buffer;
 
     struct hooks {
