@@ -21,6 +21,15 @@
 
 namespace bench {
 
+#if defined(RETCON_BENCH_PAD)
+/// @brief 40 bytes of code ahead of the program's own (RETCON_BENCH_PAD, bench/CMakeLists.txt):
+/// a second build whose functions sit elsewhere, to check that no ratio moves with placement.
+[[gnu::used, gnu::noinline]] static int placement_pad(int x) {
+    __asm__ volatile(".skip 40, 0x90");
+    return x + 1;
+}
+#endif
+
 /// @brief Items (entities) per iteration, as a rate and as the "entities" counter the report
 /// scripts divide by.
 inline void set_items(benchmark::State &state, std::int64_t per_iteration) {

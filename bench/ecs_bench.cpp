@@ -3,7 +3,9 @@
 //   naive/    one std::unordered_map<uint32_t, T> per component (bench/naive_ecs.hpp)
 //   minimal/  a minimal hand-written sparse set per component (bench/naive_ecs.hpp)
 //   plain/    a loop over two std::vector<vec2> (position += velocity)
-//   plain_reverse/  the same loop walking backwards, like retcon's views and groups
+//   plain_reverse/  the same loop walking backwards
+// Views over pools in different orders (random subsets, shuffled, churned) are in
+// ecs_layouts.hpp, each paired with the plain loop over as many elements as it visits.
 // retcon runs with 32, 128 and 512 declared component types (fillers declared before and after
 // the used ones) to show that costs do not depend on the number of types. The benchmark names
 // read <workload>/<implementation>[/types:<T>]/<N>. See docs/benchmarks.md for the command and
@@ -388,6 +390,23 @@ void plain_loop(benchmark::State &state) {
     set_items(state, n);
 }
 
+// One vector, p += 1: the floor of view1.
+void plain_view1_loop(benchmark::State &state) {
+    const auto n = n_of(state);
+    std::vector<vec2> pos(n);
+    for (std::uint32_t i = 0; i < n; ++i) pos[i] = {fval(i), 0.f};
+    for (auto _ : state) {
+        vec2 *p = pos.data();
+        benchmark::DoNotOptimize(p);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            p[i].x += 1.f;
+            p[i].y += 1.f;
+        }
+        benchmark::ClobberMemory();
+    }
+    set_items(state, n);
+}
+
 // The same loop walking backwards, the order retcon's views and groups use (their order is part
 // of the world's state, so it is fixed): shows what the direction alone costs.
 void plain_reverse_loop(benchmark::State &state) {
@@ -561,6 +580,12 @@ std::string bytes_per_entity_report(std::uint32_t n) {
     return buf;
 }
 
+} // namespace bench
+
+#include "ecs_layouts.hpp"
+
+namespace bench {
+
 // ---------------------------------------------------------------- registration
 
 constexpr std::int64_t sizes[] = {10'000, 100'000, 1'000'000};
@@ -602,6 +627,7 @@ void register_all() {
     reg("destroy/naive", baseline_destroy<naive_ecs>, sizes);
     reg("destroy/minimal", baseline_destroy<minimal_ecs>, sizes);
     reg("view1/naive", baseline_view1<naive_ecs>, sizes);
+    reg("view1/plain", plain_view1_loop, sizes);
     reg("view2/naive", baseline_view2<naive_ecs>, sizes);
     reg("view2/minimal", baseline_view2<minimal_ecs>, sizes);
     reg("view2/plain", plain_loop, sizes);
@@ -616,6 +642,7 @@ void register_all() {
     reg("mixed_query/retcon/types:32", mixed_query_only<retcon::world, retcon::entity>, mixed_sizes);
     reg("mixed_query/naive", mixed_query_only<naive_ecs, std::uint32_t>, mixed_sizes);
     reg("mixed_query/minimal", mixed_query_only<minimal_ecs, std::uint32_t>, mixed_sizes);
+    layouts::register_layouts(add_stats);
 }
 
 } // namespace bench
