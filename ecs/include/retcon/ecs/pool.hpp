@@ -233,13 +233,17 @@ public:
     /// the world, which outlives the pool).
     void set_group(const size_type *length) noexcept { group_length_ = length; }
     /// @brief True if this pool held @p lead's entities at the same positions over [0, |lead|)
-    /// when the note was written, and neither pool has changed since (note_aligned_to).
-    [[nodiscard]] bool noted_aligned_to(const pool &lead) const noexcept {
+    /// when the note was written, and neither pool has changed since (note_alignment).
+    [[nodiscard]] bool noted_aligned_to(const pool &lead) const noexcept { return noted_settled(lead) && note_.aligned; }
+    /// @brief True if an alignment pass to @p lead finished and neither pool has changed since,
+    /// so another pass would change nothing.
+    [[nodiscard]] bool noted_settled(const pool &lead) const noexcept {
         return note_.lead == &lead && note_.lead_epoch == lead.epoch_ && note_.own_epoch == epoch_;
     }
-    /// @brief Records that this pool now holds @p lead's entities at the same positions over
-    /// [0, |lead|). Speed only: a stale or missing note costs a comparison, never an order.
-    void note_aligned_to(const pool &lead) noexcept { note_ = {&lead, lead.epoch_, epoch_}; }
+    /// @brief Records that an alignment pass to @p lead finished, and whether this pool now holds
+    /// @p lead's entities at the same positions over [0, |lead|). Speed only: a stale or missing
+    /// note costs a comparison or a pass that swaps nothing, never a different order.
+    void note_alignment(const pool &lead, bool aligned) noexcept { note_ = {&lead, lead.epoch_, epoch_, aligned}; }
 
 private:
     /// @brief memcpy of one element; common sizes get an inline fixed-size copy, not a call.
@@ -258,6 +262,7 @@ private:
         const pool *lead = nullptr;
         std::uint64_t lead_epoch = 0;
         std::uint64_t own_epoch = 0;
+        bool aligned = false;
     };
 
     type_info info_;

@@ -140,6 +140,9 @@ public:
             internal::walk_blocks(
                 p->size(), [this](size_type lo) { return room(lo); },
                 [&](internal::walk_span b) {
+                    internal::prefetch(p->payload(), p->element_size(), b.lo);
+                    if constexpr (internal::invocable_with_entity<F, args_type>::value)
+                        internal::prefetch(owners, sizeof(entity), b.lo);
                     if (b.up) {
                         for (size_type j = b.lo; j < b.hi; ++j)
                             call_direct(f, owners[j], data, j, std::index_sequence_for<Get...>{});
@@ -160,6 +163,15 @@ public:
             internal::walk_blocks(
                 lead_->size(), [this](size_type lo) { return room(lo); },
                 [&](internal::walk_span b) {
+                    std::apply([&](auto *...p) { (prefetch_pool(p, b.lo), ...); }, pools_);
+                    if (noted_aligned()) { // the whole block, as one loop
+                        if (b.up) {
+                            for (size_type j = b.lo; j < b.hi; ++j) visit_aligned(f, owners, data, j);
+                        } else {
+                            for (size_type j = b.hi; j-- > b.lo;) visit_aligned(f, owners, data, j);
+                        }
+                        return;
+                    }
                     if (b.up) {
                         for (size_type lo = b.lo; lo < b.hi;) {
                             const size_type next = (lo / internal::align_block + 1u) * internal::align_block;
@@ -268,6 +280,14 @@ private:
             pools_);
     }
 
+    /// @brief True if every included pool carries a current note of holding the lead's entities
+    /// at the lead's positions (pool::noted_aligned_to).
+    bool noted_aligned() const noexcept {
+        return std::apply(
+            [&](auto *...p) { return ((static_cast<const pool *>(p) == lead_ || p->noted_aligned_to(*lead_)) && ...); },
+            pools_);
+    }
+
     /// @brief The room above a block starting at @p lo (internal::walk_up): the smallest live
     /// size of the included pools, and the packed length of each group owning one of them unless
     /// that range ends at or below @p lo (leaving such a group swaps only positions under the
@@ -295,12 +315,19 @@ private:
             const std::uint64_t quarter = lead_->size() / 4u;
             const std::uint64_t budget = quarter > 256u ? quarter : 256u;
             for (pool *p : reorder_) {
-                if (p == lead_ || p->noted_aligned_to(*lead_) || is_excluded(p)) continue;
+                if (p == lead_ || p->noted_settled(*lead_) || is_excluded(p)) continue;
                 bool fully = false;
-                stats_.swaps += internal::align_to_lead(*lead_, *p, p->group_owned() ? 0u : budget, fully);
-                if (fully) p->note_aligned_to(*lead_);
+                bool finished = false;
+                stats_.swaps += internal::align_to_lead(*lead_, *p, p->group_owned() ? 0u : budget, fully, finished);
+                if (finished || fully) p->note_alignment(*lead_, fully);
             }
         }
+    }
+
+    /// @brief Prefetches what the walk will read of @p p a few blocks below @p lo.
+    void prefetch_pool(const pool *p, size_type lo) const noexcept {
+        internal::prefetch(p->payload(), p->element_size(), lo);
+        if (p == lead_ || !p->noted_aligned_to(*lead_)) internal::prefetch(p->owners().data(), sizeof(entity), lo);
     }
 
     bool is_excluded(const pool *p) const noexcept {
