@@ -64,8 +64,10 @@ public:
         internal::walk_blocks(
             *length_, [this](size_type) { return *length_; },
             [&](internal::walk_span b) {
-                std::apply([&](auto *...p) { (internal::prefetch(p->payload(), p->element_size(), b.lo), ...); }, pools_);
-                if constexpr (internal::invocable_with_entity<F, decltype(data_args_at(data, 0, std::index_sequence_for<Owned...>{}))>::value)
+                std::apply([&](auto *...p) { (internal::prefetch(p->payload(), p->element_size(), b.lo), ...); },
+                           pools_);
+                if constexpr (internal::invocable_with_entity<
+                                  F, decltype(data_args_at(data, 0, std::index_sequence_for<Owned...>{}))>::value)
                     internal::prefetch(owners, sizeof(entity), b.lo);
                 if (b.up) {
                     for (size_type i = b.lo; i < b.hi; ++i) visit(i);

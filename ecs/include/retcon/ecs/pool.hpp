@@ -234,7 +234,9 @@ public:
     void set_group(const size_type *length) noexcept { group_length_ = length; }
     /// @brief True if this pool held @p lead's entities at the same positions over [0, |lead|)
     /// when the note was written, and neither pool has changed since (note_alignment).
-    [[nodiscard]] bool noted_aligned_to(const pool &lead) const noexcept { return noted_settled(lead) && note_.aligned; }
+    [[nodiscard]] bool noted_aligned_to(const pool &lead) const noexcept {
+        return noted_settled(lead) && note_.aligned;
+    }
     /// @brief True if an alignment pass to @p lead finished and neither pool has changed since,
     /// so another pass would change nothing.
     [[nodiscard]] bool noted_settled(const pool &lead) const noexcept {

@@ -243,7 +243,7 @@ public:
             done_ = true;
         }
         const basic_view *view_ = nullptr;
-        size_type lo_ = 0;   // the current block is [lo_, hi_)
+        size_type lo_ = 0; // the current block is [lo_, hi_)
         size_type hi_ = 0;
         size_type next_ = 0; // upwards: the next position; downwards: one past it
         bool up_ = false;
@@ -306,13 +306,13 @@ private:
     /**
      * @brief For a view of a mutable world: moves entities of each included pool other than the
      * lead so it holds the lead's entities at the lead's positions (internal::align_to_lead), at
-     * most max(256, |lead| / 4) swaps per pool and call. Group-owned and excluded pools are never
+     * most max(256, ceil(|lead| / 4)) swaps per pool and call. Group-owned and excluded pools are never
      * reordered (a group-owned pool is only checked, so a note can skip later comparisons).
      */
     void align_pools() const {
         if constexpr (n_get > 1) {
             if (reorder_[0] == nullptr) return;
-            const std::uint64_t quarter = lead_->size() / 4u;
+            const std::uint64_t quarter = (std::uint64_t{lead_->size()} + 3u) / 4u; // four calls converge
             const std::uint64_t budget = quarter > 256u ? quarter : 256u;
             for (pool *p : reorder_) {
                 if (p == lead_ || p->noted_settled(*lead_) || is_excluded(p)) continue;
