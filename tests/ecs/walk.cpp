@@ -1,4 +1,4 @@
-// The visit order of views, range-for and groups (blocks of 256, docs/ecs.md "Order"), the safety
+// The visit order of views, range-for and groups (blocks of B = 256, docs/ecs.md "Order"), the safety
 // of destroying or stripping the visited entity in every direction, and the alignment a view of
 // a mutable world performs on its pools.
 #include "common/components.hpp"
@@ -18,21 +18,22 @@
 using namespace retcon;
 using namespace retcon::test;
 
-// The expected sequences below are simulation semantics: changing the block size changes them.
-static_assert(internal::walk_block == 256);
-
 namespace {
 
+// The expected sequences below are simulation semantics: changing the block size changes them.
+constexpr std::uint32_t B = 256;
+static_assert(internal::walk_block == B);
+
 /// The order the rule in docs/ecs.md ("Order") gives for n positions when nothing is removed,
-/// written out independently of internal::walk_blocks: blocks of 256 from position 0, highest
-/// first; a block [lo, hi) goes up when n >= hi + 256, else down.
+/// written out independently of internal::walk_blocks: blocks of B from position 0, highest
+/// first; a block [lo, hi) goes up when n >= hi + B, else down.
 std::vector<std::uint32_t> spec_order(std::uint32_t n) {
     std::vector<std::uint32_t> out;
-    std::uint32_t top = (n + 255u) / 256u;
+    std::uint32_t top = (n + B - 1u) / B;
     while (top-- > 0) {
-        const std::uint32_t lo = top * 256u;
-        const std::uint32_t hi = std::min(n, lo + 256u);
-        if (n >= hi + 256u) {
+        const std::uint32_t lo = top * B;
+        const std::uint32_t hi = std::min(n, lo + B);
+        if (n >= hi + B) {
             for (std::uint32_t j = lo; j < hi; ++j) out.push_back(j);
         } else {
             for (std::uint32_t j = hi; j-- > lo;) out.push_back(j);
@@ -132,7 +133,8 @@ std::vector<entity> owners_of(const world &w, const char *name) {
 } // namespace
 
 TEST_CASE("walk: the visit order of views, range-for and groups over n positions", "[view][group][walk]") {
-    const std::uint32_t n = GENERATE(0u, 1u, 255u, 256u, 257u, 511u, 512u, 513u, 1000u, 4096u);
+    const std::uint32_t n =
+        GENERATE(0u, 1u, B - 1u, B, B + 1u, 2u * B - 1u, 2u * B, 2u * B + 1u, 4u * B - 24u, 16u * B);
     CAPTURE(n);
     const auto expected = spec_order(n);
     REQUIRE(expected.size() == n);
@@ -156,55 +158,56 @@ TEST_CASE("walk: the visit order of views, range-for and groups over n positions
 }
 
 TEST_CASE("walk: the order around the block edges, spelled out", "[view][walk]") {
-    // Under 512 positions the walk is fully backwards.
-    world w511 = lined_up(standard_schema(), 511);
+    // Under 2B (512) positions the walk is fully backwards.
+    world w511 = lined_up(standard_schema(), 2u * B - 1u);
     const auto o511 = order_by_each(w511.view<position, velocity>());
-    CHECK(o511.front() == 510u);
+    CHECK(o511.front() == 2u * B - 2u);
     CHECK(o511.back() == 0u);
     CHECK(std::is_sorted(o511.rbegin(), o511.rend()));
-    // At 512 the lowest block goes up: 511 .. 256, then 0 .. 255.
-    world w512 = lined_up(standard_schema(), 512);
+    // At 2B the lowest block goes up: 511 .. 256, then 0 .. 255.
+    world w512 = lined_up(standard_schema(), 2u * B);
     const auto o512 = order_by_each(w512.view<position, velocity>());
-    CHECK(o512[0] == 511u);
-    CHECK(o512[255] == 256u);
-    CHECK(o512[256] == 0u);
-    CHECK(o512[511] == 255u);
-    // 1000: [768, 1000) and [512, 768) down, [256, 512) and [0, 256) up.
-    world w1000 = lined_up(standard_schema(), 1000);
+    CHECK(o512[0] == 2u * B - 1u);
+    CHECK(o512[B - 1u] == B);
+    CHECK(o512[B] == 0u);
+    CHECK(o512[2u * B - 1u] == B - 1u);
+    // 4B - 24 (1000): [768, 1000) and [512, 768) down, [256, 512) and [0, 256) up.
+    const std::uint32_t n = 4u * B - 24u;
+    world w1000 = lined_up(standard_schema(), n);
     const auto o1000 = order_by_each(w1000.view<position>());
-    CHECK(o1000[0] == 999u);
-    CHECK(o1000[232] == 767u);
-    CHECK(o1000[488] == 256u);
-    CHECK(o1000[489] == 257u);
-    CHECK(o1000[744] == 0u);
-    CHECK(o1000[999] == 255u);
+    CHECK(o1000[0] == n - 1u);
+    CHECK(o1000[B - 24u] == 3u * B - 1u);
+    CHECK(o1000[2u * B - 24u] == B);
+    CHECK(o1000[2u * B - 23u] == B + 1u);
+    CHECK(o1000[4u * B - 24u - B] == 0u);
+    CHECK(o1000[n - 1u] == B - 1u);
 }
 
-TEST_CASE("walk: a block goes up only with 256 visited positions above it at the time", "[view][walk]") {
-    // 768 entities: [512, 768) down; destroying every visited entity there leaves 512, so
+TEST_CASE("walk: a block goes up only with a block of visited positions above it at the time", "[view][walk]") {
+    // 3B (768) entities: [512, 768) down; destroying every visited entity there leaves 512, so
     // [256, 512) (which needs 768) goes down too, and [0, 256) (needs 512) goes up.
-    world w = lined_up(standard_schema(), 768);
+    world w = lined_up(standard_schema(), 3u * B);
     std::vector<std::uint32_t> seen;
     w.view<position, velocity>().each([&](entity x, position &p, velocity &) {
         seen.push_back(std::uint32_t(p.x));
-        if (p.x >= 512.f) w.destroy(x);
+        if (p.x >= float(2u * B)) w.destroy(x);
     });
-    REQUIRE(seen.size() == 768u);
-    CHECK(seen[256] == 511u); // [256, 512) down
-    CHECK(seen[511] == 256u);
-    CHECK(seen[512] == 0u); // [0, 256) up
-    CHECK(seen[767] == 255u);
+    REQUIRE(seen.size() == 3u * B);
+    CHECK(seen[B] == 2u * B - 1u); // [256, 512) down
+    CHECK(seen[2u * B - 1u] == B);
+    CHECK(seen[2u * B] == 0u); // [0, 256) up
+    CHECK(seen[3u * B - 1u] == B - 1u);
     // Without the destroys [256, 512) goes up.
-    world u = lined_up(standard_schema(), 768);
+    world u = lined_up(standard_schema(), 3u * B);
     const auto o = order_by_each(u.view<position, velocity>());
-    CHECK(o[256] == 256u);
+    CHECK(o[B] == B);
 }
 
 TEST_CASE("walk: destroying or stripping the visited entity in any layout visits every match once",
           "[view][walk][random]") {
     const bool grouped = GENERATE(false, true);
     const auto kind = GENERATE(layout::lined_up, layout::subset, layout::shuffled, layout::two_sided);
-    const std::uint32_t n = GENERATE(511u, 512u, 513u, 1000u, 2049u, 5000u);
+    const std::uint32_t n = GENERATE(2u * B - 1u, 2u * B, 2u * B + 1u, 4u * B - 24u, 8u * B + 1u, 20u * B - 120u);
     const int percent = GENERATE(0, 30, 100);
     const int action = GENERATE(0, 1, 2); // destroy, remove position, remove velocity (if any)
     const bool range_for = GENERATE(false, true);
