@@ -1,4 +1,4 @@
-// The visit order of views, range-for and groups (blocks of B = 256, docs/ecs.md "Order"), the safety
+// The visit order of views, range-for and groups (blocks of 256, docs/ecs.md "Order"), the safety
 // of destroying or stripping the visited entity in every direction, and the alignment a view of
 // a mutable world performs on its pools.
 #include "common/components.hpp"
@@ -21,19 +21,19 @@ using namespace retcon::test;
 namespace {
 
 // The expected sequences below are simulation semantics: changing the block size changes them.
-constexpr std::uint32_t B = 256;
-static_assert(internal::walk_block == B);
+constexpr std::uint32_t block = 256;
+static_assert(internal::walk_block == block);
 
 /// The order the rule in docs/ecs.md ("Order") gives for n positions when nothing is removed,
-/// written out independently of internal::walk_blocks: blocks of B from position 0, highest
-/// first; a block [lo, hi) goes up when n >= hi + B, else down.
+/// written out independently of internal::walk_blocks: blocks of `block` from position 0, highest
+/// first; a block [lo, hi) goes up when n >= hi + block, else down.
 std::vector<std::uint32_t> spec_order(std::uint32_t n) {
     std::vector<std::uint32_t> out;
-    std::uint32_t top = (n + B - 1u) / B;
+    std::uint32_t top = (n + block - 1u) / block;
     while (top-- > 0) {
-        const std::uint32_t lo = top * B;
-        const std::uint32_t hi = std::min(n, lo + B);
-        if (n >= hi + B) {
+        const std::uint32_t lo = top * block;
+        const std::uint32_t hi = std::min(n, lo + block);
+        if (n >= hi + block) {
             for (std::uint32_t j = lo; j < hi; ++j) out.push_back(j);
         } else {
             for (std::uint32_t j = hi; j-- > lo;) out.push_back(j);
@@ -133,8 +133,8 @@ std::vector<entity> owners_of(const world &w, const char *name) {
 } // namespace
 
 TEST_CASE("walk: the visit order of views, range-for and groups over n positions", "[view][group][walk]") {
-    const std::uint32_t n =
-        GENERATE(0u, 1u, B - 1u, B, B + 1u, 2u * B - 1u, 2u * B, 2u * B + 1u, 4u * B - 24u, 16u * B);
+    const std::uint32_t n = GENERATE(0u, 1u, block - 1u, block, block + 1u, 2u * block - 1u, 2u * block,
+                                     2u * block + 1u, 4u * block - 24u, 16u * block);
     CAPTURE(n);
     const auto expected = spec_order(n);
     REQUIRE(expected.size() == n);
@@ -158,56 +158,57 @@ TEST_CASE("walk: the visit order of views, range-for and groups over n positions
 }
 
 TEST_CASE("walk: the order around the block edges, spelled out", "[view][walk]") {
-    // Under 2B (512) positions the walk is fully backwards.
-    world w511 = lined_up(standard_schema(), 2u * B - 1u);
+    // Under two blocks (512) of positions the walk is fully backwards.
+    world w511 = lined_up(standard_schema(), 2u * block - 1u);
     const auto o511 = order_by_each(w511.view<position, velocity>());
-    CHECK(o511.front() == 2u * B - 2u);
+    CHECK(o511.front() == 2u * block - 2u);
     CHECK(o511.back() == 0u);
     CHECK(std::is_sorted(o511.rbegin(), o511.rend()));
-    // At 2B the lowest block goes up: 511 .. 256, then 0 .. 255.
-    world w512 = lined_up(standard_schema(), 2u * B);
+    // At two blocks the lowest block goes up: 511 .. 256, then 0 .. 255.
+    world w512 = lined_up(standard_schema(), 2u * block);
     const auto o512 = order_by_each(w512.view<position, velocity>());
-    CHECK(o512[0] == 2u * B - 1u);
-    CHECK(o512[B - 1u] == B);
-    CHECK(o512[B] == 0u);
-    CHECK(o512[2u * B - 1u] == B - 1u);
-    // 4B - 24 (1000): [768, 1000) and [512, 768) down, [256, 512) and [0, 256) up.
-    const std::uint32_t n = 4u * B - 24u;
+    CHECK(o512[0] == 2u * block - 1u);
+    CHECK(o512[block - 1u] == block);
+    CHECK(o512[block] == 0u);
+    CHECK(o512[2u * block - 1u] == block - 1u);
+    // Four blocks less 24 (1000): [768, 1000) and [512, 768) down, [256, 512) and [0, 256) up.
+    const std::uint32_t n = 4u * block - 24u;
     world w1000 = lined_up(standard_schema(), n);
     const auto o1000 = order_by_each(w1000.view<position>());
     CHECK(o1000[0] == n - 1u);
-    CHECK(o1000[B - 24u] == 3u * B - 1u);
-    CHECK(o1000[2u * B - 24u] == B);
-    CHECK(o1000[2u * B - 23u] == B + 1u);
-    CHECK(o1000[4u * B - 24u - B] == 0u);
-    CHECK(o1000[n - 1u] == B - 1u);
+    CHECK(o1000[block - 24u] == 3u * block - 1u);
+    CHECK(o1000[2u * block - 24u] == block);
+    CHECK(o1000[2u * block - 23u] == block + 1u);
+    CHECK(o1000[4u * block - 24u - block] == 0u);
+    CHECK(o1000[n - 1u] == block - 1u);
 }
 
 TEST_CASE("walk: a block goes up only with a block of visited positions above it at the time", "[view][walk]") {
-    // 3B (768) entities: [512, 768) down; destroying every visited entity there leaves 512, so
+    // Three blocks (768) of entities: [512, 768) down; destroying every visited entity there leaves 512, so
     // [256, 512) (which needs 768) goes down too, and [0, 256) (needs 512) goes up.
-    world w = lined_up(standard_schema(), 3u * B);
+    world w = lined_up(standard_schema(), 3u * block);
     std::vector<std::uint32_t> seen;
     w.view<position, velocity>().each([&](entity x, position &p, velocity &) {
         seen.push_back(std::uint32_t(p.x));
-        if (p.x >= float(2u * B)) w.destroy(x);
+        if (p.x >= float(2u * block)) w.destroy(x);
     });
-    REQUIRE(seen.size() == 3u * B);
-    CHECK(seen[B] == 2u * B - 1u); // [256, 512) down
-    CHECK(seen[2u * B - 1u] == B);
-    CHECK(seen[2u * B] == 0u); // [0, 256) up
-    CHECK(seen[3u * B - 1u] == B - 1u);
+    REQUIRE(seen.size() == 3u * block);
+    CHECK(seen[block] == 2u * block - 1u); // [256, 512) down
+    CHECK(seen[2u * block - 1u] == block);
+    CHECK(seen[2u * block] == 0u); // [0, 256) up
+    CHECK(seen[3u * block - 1u] == block - 1u);
     // Without the destroys [256, 512) goes up.
-    world u = lined_up(standard_schema(), 3u * B);
+    world u = lined_up(standard_schema(), 3u * block);
     const auto o = order_by_each(u.view<position, velocity>());
-    CHECK(o[B] == B);
+    CHECK(o[block] == block);
 }
 
 TEST_CASE("walk: destroying or stripping the visited entity in any layout visits every match once",
           "[view][walk][random]") {
     const bool grouped = GENERATE(false, true);
     const auto kind = GENERATE(layout::lined_up, layout::subset, layout::shuffled, layout::two_sided);
-    const std::uint32_t n = GENERATE(2u * B - 1u, 2u * B, 2u * B + 1u, 4u * B - 24u, 8u * B + 1u, 20u * B - 120u);
+    const std::uint32_t n =
+        GENERATE(2u * block - 1u, 2u * block, 2u * block + 1u, 4u * block - 24u, 8u * block + 1u, 20u * block - 120u);
     const int percent = GENERATE(0, 30, 100);
     const int action = GENERATE(0, 1, 2); // destroy, remove position, remove velocity (if any)
     const bool range_for = GENERATE(false, true);
