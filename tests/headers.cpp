@@ -18,6 +18,7 @@
 #include <retcon/ecs/step.hpp>
 #include <retcon/ecs/type_info.hpp>
 #include <retcon/ecs/view.hpp>
+#include <retcon/ecs/walk.hpp>
 #include <retcon/ecs/world.hpp>
 #include <retcon/version.hpp>
 

@@ -30,7 +30,10 @@ world::world(const schema &s, unsigned program_entity_bits)
     const auto groups = sc.groups();
     group_lengths_.assign(groups.size(), 0u);
     for (std::size_t g = 0; g < groups.size(); ++g)
-        for (auto id : groups[g]) group_of_[id] = static_cast<size_type>(g);
+        for (auto id : groups[g]) {
+            group_of_[id] = static_cast<size_type>(g);
+            pools_[id].set_group(&group_lengths_[g]);
+        }
 
     const auto res = sc.resources();
     std::size_t offset = align_up(res.size(), 16);

@@ -153,6 +153,7 @@ public:
             const T value{std::forward<Args>(args)...};
             std::memcpy(payload_.extend(sizeof(T)), &value, sizeof(T));
         }
+        ++epoch_;
         return owners_.push_back(e);
     }
     /// @brief Appends @p e with an element copied from @p bytes (element_size() bytes; may be
@@ -169,6 +170,7 @@ public:
             std::byte *dst = payload_.extend(info_.size);
             std::memcpy(dst, inside ? payload_.data() + at : src, info_.size);
         }
+        ++epoch_;
         return owners_.push_back(e);
     }
     /// @brief Removes the element at @p pos (swap-and-pop).
@@ -180,6 +182,7 @@ public:
             payload_.shrink_by(es);
         }
         owners_.swap_and_pop(pos);
+        ++epoch_;
     }
     /// @brief Exchanges the elements at two positions.
     void swap_at(size_type a, size_type b) noexcept {
@@ -197,16 +200,19 @@ public:
             }
         }
         owners_.swap_positions(a, b);
+        ++epoch_;
     }
     /// @brief Removes every element.
     void clear() noexcept {
         owners_.clear();
         payload_.clear();
+        ++epoch_;
     }
     /// @brief Replaces the contents with @p count owners and their payload bytes (restore).
     void assign(const entity *owners, const std::byte *payload, size_type count) {
         owners_.assign(owners, count);
         payload_.assign(payload, std::size_t{count} * info_.size);
+        ++epoch_;
     }
     void reserve(size_type n) {
         owners_.reserve(n);
@@ -214,6 +220,32 @@ public:
     }
     /// @brief Bytes of derived data (the sparse index) held by this pool.
     [[nodiscard]] std::size_t sparse_bytes() const noexcept { return owners_.sparse_bytes(); }
+
+    /// @brief Counts the changes to the owners' order: every method that adds, removes or moves
+    /// an element bumps it. Derived data for speed: never saved, hashed or compared.
+    [[nodiscard]] std::uint64_t epoch() const noexcept { return epoch_; }
+    /// @brief True if an owning group packs this pool (views never reorder it; docs/ecs.md,
+    /// "Order"). Set once by the world from its schema.
+    [[nodiscard]] bool group_owned() const noexcept { return group_length_ != nullptr; }
+    /// @brief The packed length of the owning group (0 if none).
+    [[nodiscard]] size_type group_length() const noexcept { return group_length_ ? *group_length_ : 0u; }
+    /// @brief Marks the pool as owned by the group whose packed length lives at @p length (in
+    /// the world, which outlives the pool).
+    void set_group(const size_type *length) noexcept { group_length_ = length; }
+    /// @brief True if this pool held @p lead's entities at the same positions over [0, |lead|)
+    /// when the note was written, and neither pool has changed since (note_alignment).
+    [[nodiscard]] bool noted_aligned_to(const pool &lead) const noexcept {
+        return noted_settled(lead) && note_.aligned;
+    }
+    /// @brief True if an alignment pass to @p lead finished and neither pool has changed since,
+    /// so another pass would change nothing.
+    [[nodiscard]] bool noted_settled(const pool &lead) const noexcept {
+        return note_.lead == &lead && note_.lead_epoch == lead.epoch_ && note_.own_epoch == epoch_;
+    }
+    /// @brief Records that an alignment pass to @p lead finished, and whether this pool now holds
+    /// @p lead's entities at the same positions over [0, |lead|). Speed only: a stale or missing
+    /// note costs a comparison or a pass that swaps nothing, never a different order.
+    void note_alignment(const pool &lead, bool aligned) noexcept { note_ = {&lead, lead.epoch_, epoch_, aligned}; }
 
 private:
     /// @brief memcpy of one element; common sizes get an inline fixed-size copy, not a call.
@@ -227,9 +259,20 @@ private:
         }
     }
 
+    /// @brief What note_aligned_to recorded (derived; see noted_aligned_to).
+    struct alignment_note {
+        const pool *lead = nullptr;
+        std::uint64_t lead_epoch = 0;
+        std::uint64_t own_epoch = 0;
+        bool aligned = false;
+    };
+
     type_info info_;
     sparse_set owners_;
     internal::byte_buffer payload_;
+    std::uint64_t epoch_ = 0;
+    alignment_note note_{};
+    const size_type *group_length_ = nullptr;
 };
 
 } // namespace retcon

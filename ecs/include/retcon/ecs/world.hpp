@@ -252,10 +252,13 @@ public:
     // ------------------------------------------------------------------ queries
 
     /// @brief A view over every entity with all of Get... and none of Exclude...
+    /// Iterating it may reorder its included pools to the lead's order (docs/ecs.md, "Order"):
+    /// it is a write, so code that only looks at the world uses the const overload.
     template<class... Get, class... Exclude>
     [[nodiscard]] basic_view<type_list<Get...>, type_list<Exclude...>> view(exclude_t<Exclude...> = {}) {
         return {std::tuple<internal::pool_ptr_t<Get>...>{&pools_[pool_id<Get>()]...},
-                std::array<const pool *, sizeof...(Exclude)>{&pools_[pool_id<Exclude>()]...}};
+                std::array<const pool *, sizeof...(Exclude)>{&pools_[pool_id<Exclude>()]...},
+                std::array<pool *, sizeof...(Get)>{&pools_[pool_id<Get>()]...}};
     }
     /// @brief A read-only view (every Get must be const).
     template<class... Get, class... Exclude>
