@@ -10,7 +10,11 @@
 #
 # Records the match with a fresh release build, checks that build re-simulates it, and prints
 # the old and new schema hash and size so the commit can say what changed. Commit the file with
-# the reason in the message.
+# the reason in the message. A replay format change rewrites the file too (same hashes, new bytes).
+#
+# RETCON_GOLDEN_BUILD=DIR uses an existing, configured build tree instead of build/golden (it is
+# not reconfigured), and RETCON_GOLDEN_JOBS its parallelism (default 2): on a shared machine,
+#   RETCON_GOLDEN_BUILD=build/ci RETCON_GOLDEN_JOBS=1 scripts/regenerate-goldens.sh "..."
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if (($# != 1)) || [ -z "$1" ]; then
@@ -18,9 +22,11 @@ if (($# != 1)) || [ -z "$1" ]; then
   exit 2
 fi
 reason="$1"
-build=build/golden
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRETCON_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j2 --target demo_golden demo_client retcon_cli
+build=${RETCON_GOLDEN_BUILD:-build/golden}
+if [ -z "${RETCON_GOLDEN_BUILD:-}" ]; then
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRETCON_BUILD_BENCHMARKS=OFF >/dev/null
+fi
+cmake --build "$build" -j"${RETCON_GOLDEN_JOBS:-2}" --target demo_golden demo_client retcon_cli
 golden=tests/data/golden_demo.rcr
 old_schema=$("$build/tools/retcon" inspect "$golden" 2>/dev/null | sed -n 's/^schema //p' || true)
 "$build/tests/integration/demo_golden" record "$golden.new"

@@ -6,6 +6,7 @@
 // encoder; a replay_encoder's thread runs them with one. Internal: never installed.
 #include <retcon/snapshot/error.hpp>
 #include <retcon/snapshot/image.hpp>
+#include <retcon/snapshot/replay.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -17,6 +18,7 @@
 
 #include "fs.hpp"
 #include "keyframe_delta.hpp"
+#include "keyframe_planes.hpp"
 #include "replay_chunk.hpp"
 #include "zstd_codec.hpp"
 
@@ -69,8 +71,8 @@ struct replay_job {
  */
 class replay_sink {
 public:
-    replay_sink(int level, std::uint32_t full_keyframe_every) noexcept
-        : level_{level}, full_keyframe_every_{full_keyframe_every} {}
+    replay_sink(int level, std::uint32_t full_keyframe_every, keyframe_codec codec) noexcept
+        : level_{level}, full_keyframe_every_{full_keyframe_every}, codec_{codec} {}
 
     /// @brief Runs @p job with @p codec, then forgets what it asked. After a failure nothing
     /// more is written: every later job is skipped and `failure()` holds the first error.
@@ -91,18 +93,29 @@ private:
     result<void> run_steps(replay_job &job, zstd_codec &codec);
     result<void> write_chunk(zstd_codec &codec, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
                              std::span<const std::byte> payload);
+    /// Appends one chunk of @p raw, already compressed into @p compressed.
+    result<void> emit_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count, std::span<const std::byte> raw,
+                            std::span<const std::byte> compressed, std::uint8_t payload_codec);
+    /// Writes @p image as the next keyframe: a delta if one is due (@p delta_due) and can be
+    /// formed, else full. With keyframe_codec::planes a full keyframe is in byte planes, and is
+    /// also written where a delta is due if it compresses smaller than the delta.
+    result<void> write_keyframe(zstd_codec &codec, const world_image &image, bool delta_due);
     result<void> append(std::span<const std::byte> bytes);
 
     append_file file_;
     keyframe_delta delta_;              // reused for every delta keyframe
+    keyframe_planes planes_;            // reused for every keyframe (keyframe_codec::planes)
     world_image previous_;              // the last keyframe's image
     std::vector<std::byte> raw_;        // scratch: a delta, the index payload
+    std::vector<std::byte> transposed_; // scratch: a keyframe's byte planes
+    std::vector<std::byte> packed_;     // scratch: the full keyframe compressed, beside a delta
     std::vector<std::byte> compressed_; // scratch
     std::vector<std::byte> out_;        // scratch: chunk bytes
     std::vector<index_entry> index_;
     std::uint64_t keyframes_ = 0;
     int level_;
     std::uint32_t full_keyframe_every_;
+    keyframe_codec codec_;
     std::optional<error> failure_;
     std::atomic<bool> failed_{false};
     std::atomic<std::uint64_t> written_{0};

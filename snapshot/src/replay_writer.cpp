@@ -124,7 +124,8 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
     p->start_frame = start_frame;
     p->next_frame = start_frame;
     p->chunk_first = start_frame;
-    p->sink = std::make_shared<internal::replay_sink>(p->settings.level, p->settings.full_keyframe_every);
+    p->sink = std::make_shared<internal::replay_sink>(p->settings.level, p->settings.full_keyframe_every,
+                                                      p->settings.keyframe_codec);
     if (p->settings.encoder) {
         p->queue = &p->settings.encoder->queue();
         p->queue->add_slots(*p->sink);
