@@ -3,7 +3,7 @@
 // Plays a recorded match back, whatever draws it: the terminal player and the window's replay
 // viewer both drive one of these and draw its world. Every frame it simulates is checked against
 // the hash the recording holds; a seek restores the nearest keyframe at or before the target and
-// re-simulates (and verifies) the frames up to it (docs/snapshot.md, "Watching a replay").
+// re-simulates the frames up to it, checking the last one (docs/snapshot.md, "Watching a replay").
 
 #include <retcon/snapshot.hpp>
 #include <retcon_demo/game.hpp>
@@ -55,8 +55,10 @@ public:
     /// @brief Simulates the next frame and checks its hash; false at the end.
     bool advance();
     /// @brief Stands at @p target (clamped to [start, end]): restores the latest keyframe at or
-    /// before it and re-simulates, verifying, the frames in between. Errors only if the
-    /// keyframe cannot be restored (the world is then unchanged).
+    /// before it (replay_reader::keyframe_at_or_before) and re-simulates the frames in between,
+    /// checking the hash of the last one only (frame target - 1; a seek to a keyframe checks
+    /// none: open() checked every keyframe). Errors only if the keyframe cannot be restored (the
+    /// world is then unchanged).
     result<void> seek(frame_t target);
     /// @brief Seeks by @p delta frames from where it stands (clamped).
     result<void> seek_by(std::int64_t delta);
