@@ -128,6 +128,79 @@ TEST_CASE("seeks to seeded random frames, in any order, land on the world a re-s
     CHECK(p->status().mismatched == 0);
 }
 
+TEST_CASE("seeks that start from checkpoints of played frames land on the world a re-simulation gives",
+          "[demo][replay_player]") {
+    // Keyframes every 600 frames, five checkpoints between two of them.
+    test::temp_dir dir;
+    const auto path = dir / "sparse.rcr";
+    {
+        world w{make_schema()};
+        world_options wo;
+        wo.seed = 9;
+        wo.dust = 300;
+        init_world(w, wo);
+        replay_settings rs;
+        rs.players = 2;
+        rs.input_size = sizeof(player_input);
+        rs.keyframe_interval = 600;
+        auto writer = replay_writer::create(path, w, 0, rs);
+        REQUIRE(writer.ok());
+        game g;
+        bot bots[2] = {bot{3}, bot{4}};
+        frame_inputs_buffer in{2, sizeof(player_input)};
+        for (frame_t f = 0; f < 1500; ++f) {
+            for (std::size_t s = 0; s < 2; ++s) in.set(s, bots[s].decide(w, static_cast<int>(s)));
+            g.step(w, in.view(f));
+            REQUIRE(writer->add_frame(in.view(f), w).ok());
+        }
+        REQUIRE(writer->finish().ok());
+    }
+    auto opened = replay_player::open(path);
+    REQUIRE(opened.ok());
+    replay_player &p = **opened;
+    REQUIRE(p.keyframes().size() == 3); // 0, 600, 1200
+    CHECK(p.checkpoint_bytes() == 0);
+    while (p.advance()) {} // one playback keeps a checkpoint every 120 frames
+    CHECK(p.checkpoint_bytes() > 0);
+    CHECK(p.status().mismatched == 0);
+
+    auto reader = replay_reader::open(path);
+    REQUIRE(reader.ok());
+    std::vector<frame_t> targets{1, 119, 120, 121, 599, 600, 601, 719, 720, 1199, 1319, 1320, 1499, 1500};
+    std::uint64_t seed = 0xc0ffee;
+    for (int i = 0; i < 30; ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        targets.push_back(static_cast<frame_t>((seed >> 33) % 1501u));
+    }
+    std::vector<frame_t> ordered = targets;
+    std::sort(ordered.begin(), ordered.end());
+    ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+    from_the_start truth{std::move(*reader)};
+    std::vector<std::vector<std::byte>> images;
+    for (const frame_t f : ordered) {
+        (void)truth.at(f);
+        const world_image img = save(truth.w, 0);
+        images.emplace_back(img.bytes().begin(), img.bytes().end());
+    }
+    for (const frame_t f : targets) {
+        INFO("frame " << f);
+        REQUIRE(p.seek(f).ok());
+        CHECK(p.frame() == f);
+        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
+        const world_image got = save(p.current(), 0);
+        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+    }
+    // Without checkpoints the same seeks land on the same worlds from the file's keyframes.
+    p.drop_checkpoints();
+    CHECK(p.checkpoint_bytes() == 0);
+    for (const frame_t f : {719u, 1319u, 121u}) {
+        REQUIRE(p.seek(f).ok());
+        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
+        const world_image got = save(p.current(), 0);
+        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+    }
+}
+
 TEST_CASE("a single step moves one frame, and only while paused", "[demo][replay_player]") {
     auto p = open_recording();
     REQUIRE(p->seek(500).ok());
