@@ -27,6 +27,19 @@ namespace retcon::internal {
 class replay_sink;
 
 /**
+ * @brief What running a job needs besides the sink's own state: a zstd context and the
+ * byte-plane scratch (a few hundred KB for the demo's image). Owned by whoever runs jobs — a
+ * writer without an encoder, an encoder's thread, the writers' shared fallback — not by each
+ * sink, so the matches an encoder serves share one.
+ */
+struct replay_codec {
+    zstd_codec zstd;
+    keyframe_planes planes;
+    std::vector<std::byte> transposed{}; ///< a full keyframe's byte planes
+    std::vector<std::byte> packed{};     ///< that keyframe compressed, beside a delta's
+};
+
+/**
  * @brief What one hand-off asks of the file side, done in this order: create the file and write
  * its header; write the buffered frames as a chunk; write a keyframe of `image`; write the seek
  * index and trailer; fsync; close. A slot keeps its buffers between jobs, so a warm writer hands
@@ -76,7 +89,7 @@ public:
 
     /// @brief Runs @p job with @p codec, then forgets what it asked. After a failure nothing
     /// more is written: every later job is skipped and `failure()` holds the first error.
-    void run(replay_job &job, zstd_codec &codec);
+    void run(replay_job &job, replay_codec &codec);
 
     /// @brief True once a job failed (any thread; acquire).
     [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
@@ -90,8 +103,8 @@ public:
     bool running = false;                             ///< the encoder's thread is inside one of its jobs
 
 private:
-    result<void> run_steps(replay_job &job, zstd_codec &codec);
-    result<void> write_chunk(zstd_codec &codec, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
+    result<void> run_steps(replay_job &job, replay_codec &codec);
+    result<void> write_chunk(replay_codec &codec, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
                              std::span<const std::byte> payload);
     /// Appends one chunk of @p raw, already compressed into @p compressed.
     result<void> emit_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count, std::span<const std::byte> raw,
@@ -99,16 +112,13 @@ private:
     /// Writes @p image as the next keyframe: a delta if one is due (@p delta_due) and can be
     /// formed, else full. With keyframe_codec::planes a full keyframe is in byte planes, and is
     /// also written where a delta is due if it compresses smaller than the delta.
-    result<void> write_keyframe(zstd_codec &codec, const world_image &image, bool delta_due);
+    result<void> write_keyframe(replay_codec &codec, const world_image &image, bool delta_due);
     result<void> append(std::span<const std::byte> bytes);
 
     append_file file_;
     keyframe_delta delta_;              // reused for every delta keyframe
-    keyframe_planes planes_;            // reused for every keyframe (keyframe_codec::planes)
     world_image previous_;              // the last keyframe's image
     std::vector<std::byte> raw_;        // scratch: a delta, the index payload
-    std::vector<std::byte> transposed_; // scratch: a keyframe's byte planes
-    std::vector<std::byte> packed_;     // scratch: the full keyframe compressed, beside a delta
     std::vector<std::byte> compressed_; // scratch
     std::vector<std::byte> out_;        // scratch: chunk bytes
     std::vector<index_entry> index_;

@@ -31,7 +31,7 @@ struct replay_writer::impl {
     // The file side: run here (no encoder), or by the encoder's thread in the order handed off.
     std::shared_ptr<internal::replay_sink> sink;
     internal::encoder_queue *queue = nullptr; // settings.encoder's, if any
-    internal::zstd_codec codec;               // without an encoder: reused for every chunk
+    internal::replay_codec codec;             // without an encoder: reused for every chunk
     internal::replay_job job;                 // without an encoder: the one job, reused
     bool finished = false;
 
