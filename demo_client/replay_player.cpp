@@ -26,7 +26,8 @@ result<std::unique_ptr<replay_player>> replay_player::open(replay_reader reader)
 }
 
 replay_player::replay_player(replay_reader reader)
-    : reader_{std::move(reader)}, world_{make_schema()}, marks_(reader_.frame_count(), mark_t::unknown) {
+    : reader_{std::move(reader)}, world_{make_schema()}, marks_(reader_.frame_count(), mark_t::unknown),
+      checkpoints_(reader_.frame_count() / checkpoint_every + 1) {
     keyframes_.reserve(reader_.keyframes().size());
     for (const auto &k : reader_.keyframes()) keyframes_.push_back(k.frame);
 }
@@ -46,16 +47,54 @@ bool replay_player::advance() {
     game_.step(world_, reader_.inputs(frame_));
     mark(frame_, hash(world_) == reader_.hash(frame_));
     ++frame_;
+    keep_checkpoint();
     return true;
+}
+
+void replay_player::simulate_unchecked() {
+    game_.step(world_, reader_.inputs(frame_));
+    ++frame_;
+    keep_checkpoint();
+}
+
+void replay_player::drop_checkpoints() noexcept {
+    for (auto &c : checkpoints_) c = world_image{};
+    checkpoint_bytes_ = 0;
+}
+
+void replay_player::keep_checkpoint() {
+    const frame_t since = frame_ - reader_.start_frame();
+    if (since % checkpoint_every != 0) return;
+    world_image &slot = checkpoints_[since / checkpoint_every];
+    if (!slot.empty() || checkpoint_bytes_ >= max_checkpoint_bytes) return;
+    save(world_, slot, frame_);
+    checkpoint_bytes_ += slot.size();
 }
 
 result<void> replay_player::seek(frame_t target) {
     target = std::clamp(target, reader_.start_frame(), reader_.end_frame());
-    auto k = reader_.restore_keyframe(world_, target);
-    if (!k) return k.err();
-    frame_ = *k;
     owed_ = 0;
-    while (frame_ < target) advance();
+    // The nearest state at or before the target: the file's keyframe (the one seek index,
+    // replay_reader::keyframe_at_or_before), a checkpoint after it, or where the player stands.
+    const auto &ks = reader_.keyframes();
+    const frame_t keyframe = ks[std::min(reader_.keyframe_at_or_before(target), ks.size() - 1)].frame;
+    std::size_t j = (target - reader_.start_frame()) / checkpoint_every;
+    while (j > 0 && checkpoints_[j].empty()) --j;
+    const frame_t checkpoint = checkpoints_[j].empty() ? 0 : static_cast<frame_t>(checkpoints_[j].frame());
+    if (frame_ <= target && frame_ >= keyframe && frame_ >= checkpoint) {
+        // Where it stands is nearest: go on from here.
+    } else if (!checkpoints_[j].empty() && checkpoint > keyframe) {
+        if (auto r = restore(world_, checkpoints_[j]); !r) return r.err();
+        frame_ = checkpoint;
+    } else {
+        auto k = reader_.restore_keyframe(world_, target);
+        if (!k) return k.err();
+        frame_ = *k;
+    }
+    // The frames in between are simulated without hashing: only the frame the seek lands after
+    // is checked. Each hash costs a fifth of a step, and a seek re-simulates up to K - 1 frames.
+    while (frame_ + 1 < target) simulate_unchecked();
+    if (frame_ < target) advance();
     return {};
 }
 

@@ -2,8 +2,9 @@
 #define RETCON_DEMO_REPLAY_PLAYER_HPP
 // Plays a recorded match back, whatever draws it: the terminal player and the window's replay
 // viewer both drive one of these and draw its world. Every frame it simulates is checked against
-// the hash the recording holds; a seek restores the nearest keyframe at or before the target and
-// re-simulates (and verifies) the frames up to it (docs/snapshot.md, "Watching a replay").
+// the hash the recording holds; a seek restores the nearest keyframe (or checkpoint of frames it
+// simulated before) at or before the target and re-simulates the frames up to it, checking the
+// last one (docs/snapshot.md, "Watching a replay").
 
 #include <retcon/snapshot.hpp>
 #include <retcon_demo/game.hpp>
@@ -42,6 +43,11 @@ class replay_player {
 public:
     /// The speed limits: halving or doubling stops here.
     static constexpr double min_speed = 0.125, max_speed = 64;
+    /// Frames between the in-memory checkpoints the player keeps of worlds it has simulated (a
+    /// later seek starts from the nearest one when it is closer than the file's keyframe).
+    static constexpr frame_t checkpoint_every = 120;
+    /// Memory the checkpoints may take; past it no more are kept (the file's keyframes remain).
+    static constexpr std::size_t max_checkpoint_bytes = std::size_t{64} << 20;
 
     /// @brief Opens @p path, checks every keyframe (a damaged file is an error here, before
     /// anything is shown) and the game's schema, and stands at the first frame.
@@ -54,10 +60,19 @@ public:
 
     /// @brief Simulates the next frame and checks its hash; false at the end.
     bool advance();
-    /// @brief Stands at @p target (clamped to [start, end]): restores the latest keyframe at or
-    /// before it and re-simulates, verifying, the frames in between. Errors only if the
-    /// keyframe cannot be restored (the world is then unchanged).
+    /// @brief Stands at @p target (clamped to [start, end]): starts from the latest state at or
+    /// before it that it has — the file's keyframe (replay_reader::keyframe_at_or_before), a
+    /// checkpoint kept from frames simulated before (every `checkpoint_every` frames), or where
+    /// it stands — and re-simulates the frames in between, checking the hash of the last one
+    /// only (frame target - 1; none when it lands on a keyframe or checkpoint: open() checked
+    /// every keyframe). Errors only if the keyframe cannot be restored (the world is then
+    /// unchanged).
     result<void> seek(frame_t target);
+    /// @brief Forgets the checkpoints kept so far: a seek then starts from the file's keyframes
+    /// (or where the player stands), as on a fresh player.
+    void drop_checkpoints() noexcept;
+    /// @brief Bytes the kept checkpoints take.
+    [[nodiscard]] std::size_t checkpoint_bytes() const noexcept { return checkpoint_bytes_; }
     /// @brief Seeks by @p delta frames from where it stands (clamped).
     result<void> seek_by(std::int64_t delta);
     /// @brief Advances by the frames @p seconds of wall time hold at the current speed (none
@@ -90,6 +105,10 @@ public:
 private:
     explicit replay_player(replay_reader reader);
     void mark(frame_t f, bool ok) noexcept;
+    /// Simulates frame_ without hashing it, keeping a checkpoint where one is due.
+    void simulate_unchecked();
+    /// Keeps the world as the checkpoint of frame_ if one is due there and none is kept yet.
+    void keep_checkpoint();
 
     replay_reader reader_;
     world world_;
@@ -102,6 +121,8 @@ private:
     enum class mark_t : std::uint8_t { unknown, verified, mismatched };
     std::vector<mark_t> marks_; // per frame from start
     std::uint64_t verified_ = 0, mismatched_ = 0;
+    std::vector<world_image> checkpoints_; // slot j: the world at start + j·checkpoint_every (empty: none)
+    std::size_t checkpoint_bytes_ = 0;
 };
 
 } // namespace retcon::demo

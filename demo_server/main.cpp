@@ -23,6 +23,11 @@ int main(int argc, char **argv) {
                    "during a key rotation)");
     app.add_option("--fleet", s.fleet, "the fleet join tokens must name")->capture_default_str();
     app.add_option("--replay-dir", s.replay_dir, "record every match as DIR/<match id>.rcr");
+    app.add_option("--keyframe-interval", s.keyframe_interval,
+                   "frames between replay keyframes: a seek re-simulates up to this many frames less one, and "
+                   "fewer keyframes make smaller replays (docs/benchmarks.md, \"Replays: size and seek\")")
+        ->check(CLI::Range(1u, 1'000'000u))
+        ->capture_default_str();
     app.add_option("--drain-grace", s.drain_grace_s, "on SIGTERM, running matches may go on this many seconds")
         ->check(retcon::tools::finite_range(0, 86400))
         ->capture_default_str();

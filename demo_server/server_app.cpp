@@ -96,6 +96,7 @@ result<host_options> make_options(const server_settings &s, const env_lookup &en
     o.single_trace_path = s.trace;
     o.trace_dir = s.trace_dir;
     o.session.max_spectators = s.max_spectators;
+    o.session.record_settings.keyframe_interval = s.keyframe_interval;
     o.session.forensics_dir = s.forensics_dir;
     return o;
 }
@@ -127,6 +128,7 @@ void print_config(const host_options &o, platform p, const env_lookup &environme
         {"fleet", o.fleet},
         {"token_keys", o.token_keys.size()},
         {"replay_dir", o.replay_dir.string()},
+        {"keyframe_interval", o.session.record_settings.keyframe_interval},
         {"drain_grace_s", o.drain_grace_ms / 1000.0},
         {"metrics_port", o.serve_metrics ? nlohmann::json(o.metrics_port) : nlohmann::json(nullptr)},
         {"metrics_bind", o.metrics_bind},

@@ -21,11 +21,14 @@ struct server_settings {
     std::string trace;                   ///< the first match's trace, written when it ends ("" = none)
     std::string trace_dir;               ///< every match's trace as DIR/<match id>.trace.json ("" = none)
     std::string replay_dir;              ///< every match's replay as DIR/<match id>.rcr
-    double duration_s = 0;               ///< each match ends after this long (0: when its players leave)
-    double drain_grace_s = 30;           ///< SIGTERM: running matches may go on this long
-    std::string forensics_dir;           ///< where desync snapshots go
-    std::uint64_t seed = 1;              ///< open mode: match k gets seed + k - 1
-    int metrics_port = -1;               ///< Prometheus text on 127.0.0.1:PORT/metrics (-1: off, 0: a free port)
+    /// Frames between a replay's keyframes: the seek cost (K - 1 steps at most) against the file
+    /// size (docs/benchmarks.md, "Replays: size and seek").
+    std::uint32_t keyframe_interval = 480;
+    double duration_s = 0;     ///< each match ends after this long (0: when its players leave)
+    double drain_grace_s = 30; ///< SIGTERM: running matches may go on this long
+    std::string forensics_dir; ///< where desync snapshots go
+    std::uint64_t seed = 1;    ///< open mode: match k gets seed + k - 1
+    int metrics_port = -1;     ///< Prometheus text on 127.0.0.1:PORT/metrics (-1: off, 0: a free port)
     std::uint32_t max_peers_per_address = 8;
     std::uint32_t hellos_per_second = 10; ///< per IP address, in bursts of twice as many (0: no limit)
     std::uint32_t match_limit = 0;        ///< matches served in the process's life, then it exits (0: no limit)

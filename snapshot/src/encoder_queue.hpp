@@ -71,9 +71,9 @@ private:
     bool held_ = false;
     std::uint32_t slots_per_writer_;
     std::uint64_t jobs_ = 0, overflows_ = 0, encode_ns_ = 0, finished_ = 0, submitted_ = 0;
-    zstd_codec codec_;      // the thread's
+    replay_codec codec_;    // the thread's
     std::mutex here_mutex_; // writers' threads running jobs themselves share one more context
-    zstd_codec here_codec_;
+    replay_codec here_codec_;
     std::atomic<long> tid_{0};
     std::thread thread_;
 };

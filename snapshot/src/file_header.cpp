@@ -10,7 +10,8 @@
 namespace retcon::internal {
 
 const file_format snapshot_format{snapshot_file_magic, snapshot_file_version, "snapshot", false};
-const file_format replay_format{replay_file_magic, replay_file_version, "replay", true};
+// Replay format 1 (keyframes zstd only) stays readable (docs/file-format.md, "Keyframe codecs").
+const file_format replay_format{replay_file_magic, replay_file_version, "replay", true, 1};
 
 std::string at_byte(const std::string &name, std::uint64_t offset) {
     return name + " at byte " + std::to_string(offset) + ": ";
@@ -53,11 +54,15 @@ result<file_header> read_file_header(std::span<const std::byte> bytes, const fil
     if (magic == byte_swapped(format.magic)) return error{errc::bad_magic, at_byte(name, 0) + byte_swapped_note};
     if (magic != format.magic)
         return error{errc::bad_magic, at_byte(name, 0) + "not a retcon " + format.noun + " file (bad magic)"};
-    if (version != format.version)
-        return error{errc::bad_version, at_byte(name, 4) + "format version " + std::to_string(version) +
-                                            ", this build reads " + std::to_string(format.version)};
+    const std::uint16_t oldest = format.oldest == 0 ? format.version : format.oldest;
+    if (version < oldest || version > format.version)
+        return error{errc::bad_version,
+                     at_byte(name, 4) + "format version " + std::to_string(version) + ", this build reads " +
+                         (oldest == format.version ? std::to_string(format.version)
+                                                   : std::to_string(oldest) + " to " + std::to_string(format.version))};
     if (header_size != file_header_size)
         return error{errc::corrupt, at_byte(name, 6) + "header size " + std::to_string(header_size) + ", expected 64"};
+    h.version = version;
     std::copy(fields.begin(), fields.end(), h.format_fields.begin());
     return h;
 }

@@ -30,6 +30,7 @@ struct file_format {
     std::uint16_t version = 0;
     const char *noun = "";     ///< "snapshot" or "replay", for messages
     bool has_metadata = false; ///< an extra (metadata) block follows the schema block
+    std::uint16_t oldest = 0;  ///< the oldest version a reader still reads (0: only `version`)
 };
 
 /// @brief `.rcs` (file.hpp).
@@ -47,6 +48,7 @@ inline constexpr std::size_t header_checksum_offset = 56;
 
 /// @brief The fields of a header common to both formats, and the format's own 28 bytes raw.
 struct file_header {
+    std::uint16_t version = 0; ///< the file's format version (`oldest`..`version` of its format)
     std::uint64_t schema_hash = 0;
     std::uint64_t frame = 0; ///< .rcs: the snapshot's frame; .rcr: the start frame
     std::uint32_t schema_size = 0;
@@ -65,7 +67,7 @@ void write_file_header(std::vector<std::byte> &out, const file_format &format, s
 
 /**
  * @brief Reading, step 1: the 64 header bytes. Errors, in order: fewer than 64 bytes
- * (`truncated`), a byte-swapped or another magic (`bad_magic`), another version (`bad_version`),
+ * (`truncated`), a byte-swapped or another magic (`bad_magic`), a version this build does not read (`bad_version`),
  * a header size other than 64 (`corrupt`). @p name prefixes every message with the byte offset.
  */
 result<file_header> read_file_header(std::span<const std::byte> bytes, const file_format &format,

@@ -133,7 +133,7 @@ result<std::string> inspect_file(const std::filesystem::path &path, const read_l
         auto r = replay_reader::open(path, limits);
         if (!r) return r.err();
         const auto &st = r->settings();
-        std::string out = path.string() + ": retcon replay file, format " + std::to_string(replay_file_version) + "\n";
+        std::string out = path.string() + ": retcon replay file, format " + std::to_string(r->format_version()) + "\n";
         out += "  frames: " + std::to_string(r->start_frame()) + ".." + std::to_string(r->end_frame()) + " (" +
                std::to_string(r->frame_count()) + " frames at " + std::to_string(st.tick_hz) + " Hz)\n";
         out +=

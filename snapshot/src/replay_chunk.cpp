@@ -20,8 +20,8 @@ chunk_header read_chunk_header(std::span<const std::byte> at) noexcept {
     chunk_header h;
     h.magic = r.u32();
     h.kind = static_cast<chunk_kind>(r.u8());
-    r.u8();  // reserved
-    r.u16(); // reserved
+    h.codec = r.u8(); // reserved (0) in format 1
+    r.u16();          // reserved
     h.frame = r.u64();
     h.count = r.u32();
     h.stored = r.u32();
@@ -45,12 +45,12 @@ bool chunk_checksum_matches(std::span<const std::byte> at, const chunk_header &h
 }
 
 void encode_chunk(std::vector<std::byte> &out, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
-                  std::span<const std::byte> raw, std::span<const std::byte> compressed) {
+                  std::span<const std::byte> raw, std::span<const std::byte> compressed, std::uint8_t codec) {
     out.clear();
     byte_writer w{out};
     w.u32(chunk_magic);
     w.u8(static_cast<std::uint8_t>(kind));
-    w.u8(0);
+    w.u8(codec);
     w.u16(0);
     w.u64(frame);
     w.u32(count);

@@ -30,6 +30,7 @@ enum class chunk_kind : std::uint8_t { full_keyframe = 1, delta_keyframe = 2, fr
 struct chunk_header {
     std::uint32_t magic = 0;
     chunk_kind kind{};
+    std::uint8_t codec = 0; ///< keyframes (format 2): keyframe_codec; 0 for every other chunk
     std::uint64_t frame = 0;
     std::uint32_t count = 0;
     std::uint32_t stored = 0;       ///< compressed payload bytes after the header
@@ -53,9 +54,9 @@ struct chunk_header {
                                           std::span<const std::byte> raw) noexcept;
 
 /// @brief Replaces @p out with one chunk: the header for @p raw (its checks and checksum
-/// computed), then @p compressed, the zstd frame of @p raw.
+/// computed; @p codec in byte 5), then @p compressed, the zstd frame of @p raw.
 void encode_chunk(std::vector<std::byte> &out, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
-                  std::span<const std::byte> raw, std::span<const std::byte> compressed);
+                  std::span<const std::byte> raw, std::span<const std::byte> compressed, std::uint8_t codec = 0);
 
 /// @brief One seek index entry: a chunk's kind, frame field and file offset.
 struct index_entry {

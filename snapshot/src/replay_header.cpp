@@ -7,7 +7,7 @@ namespace retcon::internal {
 bool settings_in_range(const replay_settings &s) noexcept {
     return s.players >= 1 && s.players <= 256 && s.input_size >= 1 && s.input_size <= 4096 &&
            s.keyframe_interval >= 1 && s.full_keyframe_every >= 1 && s.frames_per_chunk >= 1 &&
-           s.frames_per_chunk <= 65536;
+           s.frames_per_chunk <= 65536 && static_cast<std::uint8_t>(s.keyframe_codec) <= 1;
 }
 
 std::vector<std::byte> encode_replay_fields(const replay_settings &s, std::uint32_t metadata_size) {

@@ -23,7 +23,7 @@ inline constexpr std::size_t max_metadata_entries = 1024;
 inline constexpr std::size_t max_metadata_text = std::size_t{1} << 16;
 
 /// @brief True if @p s is a layout a replay can have: players 1..256, input_size 1..4096,
-/// intervals >= 1, frames_per_chunk 1..65536 (the writer's arguments, the reader's header).
+/// intervals >= 1, frames_per_chunk 1..65536, a known keyframe codec (the writer's arguments, the reader's header).
 [[nodiscard]] bool settings_in_range(const replay_settings &s) noexcept;
 
 /// @brief The replay's own header fields: metadata block size, then players, input size, tick

@@ -3,12 +3,14 @@
 // and decodes every frames chunk; keyframes are decoded on demand.
 #include <retcon/snapshot/replay.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "file_header.hpp"
 #include "fs.hpp"
 #include "keyframe_delta.hpp"
+#include "keyframe_planes.hpp"
 #include "replay_chunk.hpp"
 #include "replay_header.hpp"
 #include "zstd_codec.hpp"
@@ -34,6 +36,7 @@ struct chunk_scan {
 
 struct replay_reader::impl {
     std::string name;
+    std::uint16_t version = 0;
     read_limits limits;
     std::vector<std::byte> bytes;
     retcon::schema sch;
@@ -41,6 +44,7 @@ struct replay_reader::impl {
     frame_t start_frame = 0;
     std::uint32_t frame_count = 0;
     std::size_t record = 0;
+    std::size_t pools = 0;          // the schema's: a planes keyframe's pool map has one byte per pool
     std::vector<std::byte> records; // frame_count records
     std::vector<replay_keyframe> keyframes;
     bool complete = false;
@@ -53,7 +57,9 @@ struct replay_reader::impl {
     mutable world_image next;
     mutable std::vector<std::byte> delta_bytes;
     mutable internal::keyframe_delta delta;
-    mutable internal::zstd_codec codec; // reused for every chunk, while opening and after
+    mutable internal::keyframe_planes planes;
+    mutable std::vector<std::byte> transposed; // a planes keyframe's raw payload
+    mutable internal::zstd_codec codec;        // reused for every chunk, while opening and after
 
     /// The record of @p frame; a frame outside the replay is misuse (reported as @p what).
     const std::byte *record_of(frame_t frame, const char *what) const;
@@ -78,6 +84,8 @@ struct replay_reader::impl {
     result<void> check_chunk_size(std::uint64_t offset, std::size_t raw) const;
     result<void> decode_chunk(std::uint64_t offset, std::span<std::byte> raw) const;
     result<void> keyframe_image(std::size_t index, world_image &out) const;
+    /// Decodes keyframe @p index into the cache (unless it is there), resolving deltas.
+    result<void> decode_keyframe(std::size_t index) const;
     /// Decodes full keyframe @p index into the cache and checks it.
     result<void> load_full_keyframe(std::size_t index) const;
     /// Decodes delta keyframe @p index against the cache (keyframe index - 1), makes it the cache
@@ -117,6 +125,7 @@ result<std::uint64_t> replay_reader::impl::read_header() {
     const auto &format = internal::replay_format;
     auto head = internal::read_file_header(bytes, format, name);
     if (!head) return head.err();
+    version = head->version;
     const std::uint32_t meta_size = internal::decode_replay_fields(head->format_fields, settings);
     if (auto f = to_frame(head->frame); !f)
         return error{errc::corrupt, at_byte(name, 16) + "start frame " + std::to_string(head->frame) +
@@ -131,6 +140,7 @@ result<std::uint64_t> replay_reader::impl::read_header() {
     auto parsed = internal::parse_schema_block(*blocks, *head, name);
     if (!parsed) return parsed.err();
     sch = std::move(*parsed);
+    pools = sch.components().size();
     const std::uint64_t meta_offset = internal::file_header_size + std::uint64_t{head->schema_size};
     if (auto m = internal::decode_metadata(blocks->extra_block, meta_offset, name, settings.metadata); !m)
         return m.err();
@@ -151,6 +161,9 @@ result<void> replay_reader::impl::scan_chunks(std::uint64_t first_chunk) {
         if (!h) return h.err();
         if (scan.done) break;
         result<void> taken;
+        if (h->codec != 0 && h->kind != chunk_kind::full_keyframe && h->kind != chunk_kind::delta_keyframe)
+            return error{errc::corrupt, at_byte(name, scan.pos + 5) + "reserved byte is " +
+                                            std::to_string(static_cast<int>(h->codec)) + ", not 0"};
         switch (h->kind) {
         case chunk_kind::full_keyframe:
         case chunk_kind::delta_keyframe: taken = take_keyframe(scan, *h); break;
@@ -221,8 +234,20 @@ result<void> replay_reader::impl::take_keyframe(chunk_scan &scan, const chunk_he
         return {errc::corrupt, at_byte(name, pos) + "the first keyframe must be a full image"};
     if (h.count != 1)
         return {errc::corrupt, at_byte(name, pos + 16) + "keyframe chunk with count " + std::to_string(h.count)};
-    keyframes.push_back(
-        replay_keyframe{static_cast<frame_t>(h.frame), h.kind == chunk_kind::full_keyframe, pos, h.stored, h.raw});
+    // Format 2 defines byte planes for full keyframes; a delta is always the XOR delta.
+    const bool full = h.kind == chunk_kind::full_keyframe;
+    if (h.codec > (version >= 2 && full ? 1 : 0))
+        return {errc::corrupt, at_byte(name, pos + 5) + "keyframe codec " + std::to_string(h.codec) +
+                                   " is not one format " + std::to_string(version) + " defines for a " +
+                                   (full ? "full" : "delta") + " keyframe"};
+    const auto codec_of = static_cast<keyframe_codec>(h.codec);
+    // A planes keyframe's raw payload is the pool map, then the image.
+    const std::size_t map = codec_of == keyframe_codec::planes ? internal::keyframe_planes::map_bytes(pools) : 0;
+    if (h.raw < map)
+        return {errc::corrupt, at_byte(name, pos + 24) + "keyframe of " + std::to_string(h.raw) +
+                                   " raw bytes, shorter than its pool map"};
+    keyframes.push_back(replay_keyframe{static_cast<frame_t>(h.frame), full, pos, h.stored,
+                                        static_cast<std::uint32_t>(h.raw - map), codec_of});
     return {};
 }
 
@@ -336,7 +361,14 @@ result<void> replay_reader::impl::decode_chunk(std::uint64_t offset, std::span<s
 }
 
 result<void> replay_reader::impl::keyframe_image(std::size_t index, world_image &out) const {
+    if (auto r = decode_keyframe(index); !r) return r;
+    out = cached;
+    return {};
+}
+
+result<void> replay_reader::impl::decode_keyframe(std::size_t index) const {
     if (index >= keyframes.size()) return {errc::not_found, name + ": no keyframe " + std::to_string(index)};
+    if (cached_index == index) return {};
     std::size_t first = index;
     while (!keyframes[first].full) --first; // the scan guarantees keyframe 0 is full
     if (cached_index != ~std::size_t{0} && cached_index <= index && cached_index >= first) first = cached_index;
@@ -344,15 +376,24 @@ result<void> replay_reader::impl::keyframe_image(std::size_t index, world_image 
         return r;
     for (std::size_t i = first + 1; i <= index; ++i) // deltas, each against the one before
         if (auto r = apply_delta_keyframe(i); !r) return r;
-    out = cached;
     return {};
 }
 
 result<void> replay_reader::impl::load_full_keyframe(std::size_t index) const {
     const auto &k = keyframes[index];
-    if (auto r = check_chunk_size(k.offset, k.image_bytes); !r) return forget_cache(std::move(r));
-    if (auto r = decode_chunk(k.offset, {cached.prepare(k.image_bytes), k.image_bytes}); !r)
-        return forget_cache(std::move(r));
+    if (k.codec == keyframe_codec::zstd) {
+        if (auto r = check_chunk_size(k.offset, k.image_bytes); !r) return forget_cache(std::move(r));
+        if (auto r = decode_chunk(k.offset, {cached.prepare(k.image_bytes), k.image_bytes}); !r)
+            return forget_cache(std::move(r));
+    } else {
+        const std::size_t raw = k.image_bytes + internal::keyframe_planes::map_bytes(pools);
+        if (auto r = check_chunk_size(k.offset, raw); !r) return forget_cache(std::move(r));
+        transposed.resize(raw);
+        if (auto r = decode_chunk(k.offset, transposed); !r) return forget_cache(std::move(r));
+        if (!planes.decode(transposed, pools, {cached.prepare(k.image_bytes), k.image_bytes}))
+            return forget_cache({errc::corrupt, at_byte(name, k.offset) + "keyframe's byte planes do not add up to "
+                                                                          "the image its header describes"});
+    }
     cached_index = index;
     return check_image(index);
 }
@@ -392,6 +433,7 @@ bool replay_reader::complete() const noexcept { return impl_->complete; }
 const std::string &replay_reader::truncation_note() const noexcept { return impl_->truncation; }
 const std::string &replay_reader::name() const noexcept { return impl_->name; }
 std::uint64_t replay_reader::file_bytes() const noexcept { return impl_->bytes.size(); }
+std::uint16_t replay_reader::format_version() const noexcept { return impl_->version; }
 
 const std::byte *replay_reader::impl::record_of(frame_t frame, const char *what) const {
     if (frame < start_frame || frame - start_frame >= frame_count)
@@ -413,6 +455,14 @@ hash64 replay_reader::hash(frame_t frame) const {
 
 std::span<const replay_keyframe> replay_reader::keyframes() const noexcept { return impl_->keyframes; }
 
+std::size_t replay_reader::keyframe_at_or_before(frame_t frame) const noexcept {
+    // The scan checked that keyframe j is at start + j·K.
+    const auto &ks = impl_->keyframes;
+    if (ks.empty() || frame < impl_->start_frame) return ks.size();
+    const std::size_t j = (frame - impl_->start_frame) / impl_->settings.keyframe_interval;
+    return std::min(j, ks.size() - 1);
+}
+
 result<void> replay_reader::keyframe_image(std::size_t index, world_image &out) const {
     return impl_->keyframe_image(index, out);
 }
@@ -422,13 +472,12 @@ result<frame_t> replay_reader::restore_keyframe(world &w, frame_t frame) const {
     if (w.schema_hash() != impl_->sch.hash())
         return error{errc::schema_mismatch, impl_->name + ": the world's schema differs from the replay's"};
     const auto &ks = impl_->keyframes;
-    std::size_t best = ks.size();
-    for (std::size_t i = 0; i < ks.size() && ks[i].frame <= frame; ++i) best = i;
+    const std::size_t best = keyframe_at_or_before(frame);
     if (best == ks.size())
         return error{errc::not_found, impl_->name + ": no keyframe at or before frame " + std::to_string(frame)};
-    world_image img;
-    if (auto r = impl_->keyframe_image(best, img); !r) return r.err();
-    if (auto r = restore(w, img); !r) return r.err();
+    // Restored straight from the decoding cache: a seek copies the image once.
+    if (auto r = impl_->decode_keyframe(best); !r) return r.err();
+    if (auto r = restore(w, impl_->cached); !r) return r.err();
     return ks[best].frame;
 }
 

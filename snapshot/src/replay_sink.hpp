@@ -6,6 +6,7 @@
 // encoder; a replay_encoder's thread runs them with one. Internal: never installed.
 #include <retcon/snapshot/error.hpp>
 #include <retcon/snapshot/image.hpp>
+#include <retcon/snapshot/replay.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -17,12 +18,26 @@
 
 #include "fs.hpp"
 #include "keyframe_delta.hpp"
+#include "keyframe_planes.hpp"
 #include "replay_chunk.hpp"
 #include "zstd_codec.hpp"
 
 namespace retcon::internal {
 
 class replay_sink;
+
+/**
+ * @brief What running a job needs besides the sink's own state: a zstd context and the
+ * byte-plane scratch (a few hundred KB for the demo's image). Owned by whoever runs jobs — a
+ * writer without an encoder, an encoder's thread, the writers' shared fallback — not by each
+ * sink, so the matches an encoder serves share one.
+ */
+struct replay_codec {
+    zstd_codec zstd;
+    keyframe_planes planes;
+    std::vector<std::byte> transposed{}; ///< a full keyframe's byte planes
+    std::vector<std::byte> packed{};     ///< that keyframe compressed, beside a delta's
+};
 
 /**
  * @brief What one hand-off asks of the file side, done in this order: create the file and write
@@ -69,12 +84,12 @@ struct replay_job {
  */
 class replay_sink {
 public:
-    replay_sink(int level, std::uint32_t full_keyframe_every) noexcept
-        : level_{level}, full_keyframe_every_{full_keyframe_every} {}
+    replay_sink(int level, std::uint32_t full_keyframe_every, keyframe_codec codec) noexcept
+        : level_{level}, full_keyframe_every_{full_keyframe_every}, codec_{codec} {}
 
     /// @brief Runs @p job with @p codec, then forgets what it asked. After a failure nothing
     /// more is written: every later job is skipped and `failure()` holds the first error.
-    void run(replay_job &job, zstd_codec &codec);
+    void run(replay_job &job, replay_codec &codec);
 
     /// @brief True once a job failed (any thread; acquire).
     [[nodiscard]] bool failed() const noexcept { return failed_.load(std::memory_order_acquire); }
@@ -88,9 +103,16 @@ public:
     bool running = false;                             ///< the encoder's thread is inside one of its jobs
 
 private:
-    result<void> run_steps(replay_job &job, zstd_codec &codec);
-    result<void> write_chunk(zstd_codec &codec, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
+    result<void> run_steps(replay_job &job, replay_codec &codec);
+    result<void> write_chunk(replay_codec &codec, chunk_kind kind, std::uint64_t frame, std::uint32_t count,
                              std::span<const std::byte> payload);
+    /// Appends one chunk of @p raw, already compressed into @p compressed.
+    result<void> emit_chunk(chunk_kind kind, std::uint64_t frame, std::uint32_t count, std::span<const std::byte> raw,
+                            std::span<const std::byte> compressed, std::uint8_t payload_codec);
+    /// Writes @p image as the next keyframe: a delta if one is due (@p delta_due) and can be
+    /// formed, else full. With keyframe_codec::planes a full keyframe is in byte planes, and is
+    /// also written where a delta is due if it compresses smaller than the delta.
+    result<void> write_keyframe(replay_codec &codec, const world_image &image, bool delta_due);
     result<void> append(std::span<const std::byte> bytes);
 
     append_file file_;
@@ -103,6 +125,7 @@ private:
     std::uint64_t keyframes_ = 0;
     int level_;
     std::uint32_t full_keyframe_every_;
+    keyframe_codec codec_;
     std::optional<error> failure_;
     std::atomic<bool> failed_{false};
     std::atomic<std::uint64_t> written_{0};

@@ -31,7 +31,7 @@ struct replay_writer::impl {
     // The file side: run here (no encoder), or by the encoder's thread in the order handed off.
     std::shared_ptr<internal::replay_sink> sink;
     internal::encoder_queue *queue = nullptr; // settings.encoder's, if any
-    internal::zstd_codec codec;               // without an encoder: reused for every chunk
+    internal::replay_codec codec;             // without an encoder: reused for every chunk
     internal::replay_job job;                 // without an encoder: the one job, reused
     bool finished = false;
 
@@ -124,7 +124,8 @@ result<replay_writer> replay_writer::create(const std::filesystem::path &path, c
     p->start_frame = start_frame;
     p->next_frame = start_frame;
     p->chunk_first = start_frame;
-    p->sink = std::make_shared<internal::replay_sink>(p->settings.level, p->settings.full_keyframe_every);
+    p->sink = std::make_shared<internal::replay_sink>(p->settings.level, p->settings.full_keyframe_every,
+                                                      p->settings.keyframe_codec);
     if (p->settings.encoder) {
         p->queue = &p->settings.encoder->queue();
         p->queue->add_slots(*p->sink);

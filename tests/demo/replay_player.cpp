@@ -88,6 +88,119 @@ TEST_CASE("a seek lands on the frame asked for, in the world a re-simulation fro
     CHECK_FALSE(p->advance());
 }
 
+TEST_CASE("seeks to seeded random frames, in any order, land on the world a re-simulation from the start gives",
+          "[demo][replay_player]") {
+    auto p = open_recording();
+    const replay_status st = p->status();
+    auto reader = replay_reader::open(recording());
+    REQUIRE(reader.ok());
+    // Every keyframe and the frames either side of it, and seeded random frames.
+    std::vector<frame_t> targets{st.start, st.end};
+    for (const frame_t k : p->keyframes())
+        for (const frame_t f : {k - 1, k, k + 1})
+            if (f >= st.start && f <= st.end) targets.push_back(f);
+    std::uint64_t seed = 0x5eed;
+    for (int i = 0; i < 40; ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        targets.push_back(st.start + static_cast<frame_t>((seed >> 33) % (st.end - st.start + 1u)));
+    }
+    // The truth: the world at the start of each target frame, by one walk from the start that
+    // does not use the player, nor any keyframe after the first.
+    std::vector<frame_t> ordered = targets;
+    std::sort(ordered.begin(), ordered.end());
+    ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+    from_the_start truth{std::move(*reader)};
+    std::vector<std::vector<std::byte>> images;
+    for (const frame_t f : ordered) {
+        (void)truth.at(f);
+        const world_image img = save(truth.w, 0);
+        images.emplace_back(img.bytes().begin(), img.bytes().end());
+    }
+    // The player seeks in the seeded (unsorted) order, back and forth.
+    for (const frame_t f : targets) {
+        INFO("frame " << f);
+        REQUIRE(p->seek(f).ok());
+        CHECK(p->frame() == f);
+        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
+        const world_image got = save(p->current(), 0);
+        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+    }
+    CHECK(p->status().mismatched == 0);
+}
+
+TEST_CASE("seeks that start from checkpoints of played frames land on the world a re-simulation gives",
+          "[demo][replay_player]") {
+    // Keyframes every 600 frames, five checkpoints between two of them.
+    test::temp_dir dir;
+    const auto path = dir / "sparse.rcr";
+    {
+        world w{make_schema()};
+        world_options wo;
+        wo.seed = 9;
+        wo.dust = 300;
+        init_world(w, wo);
+        replay_settings rs;
+        rs.players = 2;
+        rs.input_size = sizeof(player_input);
+        rs.keyframe_interval = 600;
+        auto writer = replay_writer::create(path, w, 0, rs);
+        REQUIRE(writer.ok());
+        game g;
+        bot bots[2] = {bot{3}, bot{4}};
+        frame_inputs_buffer in{2, sizeof(player_input)};
+        for (frame_t f = 0; f < 1500; ++f) {
+            for (std::size_t s = 0; s < 2; ++s) in.set(s, bots[s].decide(w, static_cast<int>(s)));
+            g.step(w, in.view(f));
+            REQUIRE(writer->add_frame(in.view(f), w).ok());
+        }
+        REQUIRE(writer->finish().ok());
+    }
+    auto opened = replay_player::open(path);
+    REQUIRE(opened.ok());
+    replay_player &p = **opened;
+    REQUIRE(p.keyframes().size() == 3); // 0, 600, 1200
+    CHECK(p.checkpoint_bytes() == 0);
+    while (p.advance()) {} // one playback keeps a checkpoint every 120 frames
+    CHECK(p.checkpoint_bytes() > 0);
+    CHECK(p.status().mismatched == 0);
+
+    auto reader = replay_reader::open(path);
+    REQUIRE(reader.ok());
+    std::vector<frame_t> targets{1, 119, 120, 121, 599, 600, 601, 719, 720, 1199, 1319, 1320, 1499, 1500};
+    std::uint64_t seed = 0xc0ffee;
+    for (int i = 0; i < 30; ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        targets.push_back(static_cast<frame_t>((seed >> 33) % 1501u));
+    }
+    std::vector<frame_t> ordered = targets;
+    std::sort(ordered.begin(), ordered.end());
+    ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+    from_the_start truth{std::move(*reader)};
+    std::vector<std::vector<std::byte>> images;
+    for (const frame_t f : ordered) {
+        (void)truth.at(f);
+        const world_image img = save(truth.w, 0);
+        images.emplace_back(img.bytes().begin(), img.bytes().end());
+    }
+    for (const frame_t f : targets) {
+        INFO("frame " << f);
+        REQUIRE(p.seek(f).ok());
+        CHECK(p.frame() == f);
+        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
+        const world_image got = save(p.current(), 0);
+        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+    }
+    // Without checkpoints the same seeks land on the same worlds from the file's keyframes.
+    p.drop_checkpoints();
+    CHECK(p.checkpoint_bytes() == 0);
+    for (const frame_t f : {719u, 1319u, 121u}) {
+        REQUIRE(p.seek(f).ok());
+        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
+        const world_image got = save(p.current(), 0);
+        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+    }
+}
+
 TEST_CASE("a single step moves one frame, and only while paused", "[demo][replay_player]") {
     auto p = open_recording();
     REQUIRE(p->seek(500).ok());
@@ -129,18 +242,19 @@ TEST_CASE("playing moves with wall time at the speed, within the speed limits", 
     CHECK(p->frame() > before);
 }
 
-TEST_CASE("the player counts each frame it verifies once, and seeks verify the frames they re-simulate",
+TEST_CASE("the player counts each frame it verifies once, and a seek verifies the frame it lands after",
           "[demo][replay_player]") {
     auto p = open_recording();
     CHECK(p->status().verified == 0);
     const frame_t target = p->keyframes()[1] + 37;
+    REQUIRE(target - keyframe_before(*p, target) == 37);
     REQUIRE(p->seek(target).ok());
-    // Re-simulated from the keyframe before the target, each of those frames checked.
-    CHECK(p->status().verified == target - keyframe_before(*p, target));
+    // Re-simulated from the keyframe before the target, only the last frame hashed and checked.
+    CHECK(p->status().verified == 1);
     for (int i = 0; i < 10; ++i) REQUIRE(p->advance());
     const auto after = p->status().verified;
-    CHECK(after == target + 10 - keyframe_before(*p, target));
-    REQUIRE(p->seek(target).ok()); // the same frames again: nothing new verified
+    CHECK(after == 11);
+    REQUIRE(p->seek(target).ok()); // the same frame again: nothing new verified
     CHECK(p->status().verified == after);
     CHECK(p->status().mismatched == 0);
     CHECK_FALSE(p->status().first_mismatch);
@@ -179,12 +293,16 @@ TEST_CASE("a frame whose recorded hash is wrong is a mismatch, named by its fram
     CHECK(st.verified == 149);
     REQUIRE(st.first_mismatch);
     CHECK(*st.first_mismatch == 50);
-    // A seek verifies only what it re-simulates: from frame 120's keyframe, past the wrong hash.
+    // A seek checks only the frame it lands after: a wrong hash between is not seen.
     auto fresh = replay_player::open(path);
     REQUIRE(fresh.ok());
-    REQUIRE((*fresh)->seek(150).ok());
-    CHECK((*fresh)->status().verified == 30);
+    REQUIRE((*fresh)->seek(55).ok());
+    CHECK((*fresh)->status().verified == 1);
     CHECK((*fresh)->status().mismatched == 0);
+    // Landing right after it, the seek sees it.
+    REQUIRE((*fresh)->seek(51).ok());
+    CHECK((*fresh)->status().mismatched == 1);
+    CHECK(*(*fresh)->status().first_mismatch == 50);
 }
 
 TEST_CASE("a cut copy of a replay is reported incomplete, its readable frames verified", "[demo][replay_player]") {

@@ -5,7 +5,9 @@
 // To regenerate after a deliberate format change (bump the format version first) or a change of
 // simulation semantics (docs/determinism.md, "Simulation semantics"):
 //     retcon_snapshot_tests "[generate]"
-// which rewrites tests/data/golden_v1.* and tests/data/corrupt/* from the script below.
+// which rewrites tests/data/golden_v1.rcs, golden_v1_b.rcs, golden_v2.rcr and tests/data/corrupt/*
+// from the script below. golden_v1.rcr, written by replay format 1, is never rewritten: it is the
+// check that this build still reads the previous replay format.
 //
 // tests/data/golden_semantics1.* are never regenerated: golden_v1.rcs and the golden demo
 // match as builds of simulation semantics 1 wrote them (schema format 1). Every build must
@@ -75,14 +77,18 @@ world golden_world(frame_t frames) {
     return w;
 }
 
-replay_settings golden_replay_settings() {
+/// The replay golden files: format 1 (kept as written by that format's writer) and the current one.
+constexpr const char *golden_replay_v1 = "golden_v1.rcr";
+constexpr const char *golden_replay = "golden_v2.rcr";
+
+replay_settings golden_replay_settings(std::uint16_t version = replay_file_version) {
     replay_settings s;
     s.players = 2;
     s.input_size = game::input_size;
     s.keyframe_interval = 16;
     s.full_keyframe_every = 3;
     s.frames_per_chunk = 8;
-    s.metadata = {{"game", "retcon golden corpus"}, {"format", "v1"}};
+    s.metadata = {{"game", "retcon golden corpus"}, {"format", "v" + std::to_string(version)}};
     return s;
 }
 
@@ -142,21 +148,29 @@ const std::vector<corrupt_case> &corrupt_cases() {
          errc::too_large},
         {"trailing_garbage.rcs", "golden_v1.rcs", [](auto &b) { b.insert(b.end(), 7, std::byte{0xee}); },
          errc::corrupt},
-        {"truncated_header.rcr", "golden_v1.rcr", [](auto &b) { b.resize(50); }, errc::truncated},
-        {"truncated_keyframe.rcr", "golden_v1.rcr", [](auto &b) { b.resize(keyframe_offset(b, 0) + 60); },
+        {"truncated_header.rcr", golden_replay, [](auto &b) { b.resize(50); }, errc::truncated},
+        {"truncated_keyframe.rcr", golden_replay, [](auto &b) { b.resize(keyframe_offset(b, 0) + 60); },
          errc::truncated},
-        {"bad_magic.rcr", "golden_v1.rcr", [](auto &b) { b[1] ^= std::byte{0x20}; }, errc::bad_magic},
-        {"bad_version.rcr", "golden_v1.rcr", [](auto &b) { put<std::uint16_t>(b, 4, 2); }, errc::bad_version},
-        {"metadata_bitflip.rcr", "golden_v1.rcr", [](auto &b) { b[keyframe_offset(b, 0) - 3] ^= std::byte{0x04}; },
+        {"bad_magic.rcr", golden_replay, [](auto &b) { b[1] ^= std::byte{0x20}; }, errc::bad_magic},
+        {"bad_version.rcr", golden_replay, [](auto &b) { put<std::uint16_t>(b, 4, 99); }, errc::bad_version},
+        {"metadata_bitflip.rcr", golden_replay, [](auto &b) { b[keyframe_offset(b, 0) - 3] ^= std::byte{0x04}; },
          errc::checksum},
-        {"chunk_magic.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b)] ^= std::byte{0x01}; }, errc::corrupt},
-        {"chunk_header_bitflip.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b) + 8] ^= std::byte{0x02}; },
+        {"chunk_magic.rcr", golden_replay, [](auto &b) { b[second_chunk(b)] ^= std::byte{0x01}; }, errc::corrupt},
+        {"chunk_header_bitflip.rcr", golden_replay, [](auto &b) { b[second_chunk(b) + 8] ^= std::byte{0x02}; },
          errc::checksum},
-        {"frames_checksum.rcr", "golden_v1.rcr", [](auto &b) { b[second_chunk(b) + 33] ^= std::byte{0x40}; },
+        {"frames_checksum.rcr", golden_replay, [](auto &b) { b[second_chunk(b) + 33] ^= std::byte{0x40}; },
          errc::checksum},
-        {"keyframe_checksum.rcr", "golden_v1.rcr", [](auto &b) { b[keyframe_offset(b, 1) + 35] ^= std::byte{0x08}; },
+        {"keyframe_checksum.rcr", golden_replay, [](auto &b) { b[keyframe_offset(b, 1) + 35] ^= std::byte{0x08}; },
          errc::checksum, true},
-        {"trailer.rcr", "golden_v1.rcr", [](auto &b) { b[b.size() - 16] ^= std::byte{0x01}; }, errc::corrupt},
+        {"keyframe_codec.rcr", golden_replay,
+         [](auto &b) { // a codec format 2 does not define, its header check resealed
+             const std::size_t at = keyframe_offset(b, 0);
+             b[at + 5] = std::byte{9};
+             put<std::uint32_t>(b, at + 28,
+                                static_cast<std::uint32_t>(xxh3(std::span<const std::byte>(b).subspan(at, 28))));
+         },
+         errc::corrupt},
+        {"trailer.rcr", golden_replay, [](auto &b) { b[b.size() - 16] ^= std::byte{0x01}; }, errc::corrupt},
     };
     return cases;
 }
@@ -183,8 +197,8 @@ TEST_CASE("generate the golden corpus", "[.generate]") {
     REQUIRE(write_snapshot_file(data_dir / "golden_v1.rcs", a, golden_frame).ok());
     const world b = golden_world(golden_frame + 1);
     REQUIRE(write_snapshot_file(data_dir / "golden_v1_b.rcs", b, golden_frame + 1).ok());
-    std::filesystem::remove(data_dir / "golden_v1.rcr"); // a replay writer never overwrites a file
-    (void)game::record(data_dir / "golden_v1.rcr", golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
+    std::filesystem::remove(data_dir / golden_replay); // a replay is never overwritten
+    (void)game::record(data_dir / golden_replay, golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
     for (const auto &c : corrupt_cases()) {
         auto bytes = read_bytes(data_dir / c.source);
         REQUIRE_FALSE(bytes.empty());
@@ -192,7 +206,7 @@ TEST_CASE("generate the golden corpus", "[.generate]") {
         REQUIRE(write_bytes(data_dir / "corrupt" / c.file, bytes));
     }
     std::uintmax_t total = 0; // this corpus only (other suites keep files in tests/data too)
-    for (const char *name : {"golden_v1.rcs", "golden_v1_b.rcs", "golden_v1.rcr"})
+    for (const char *name : {"golden_v1.rcs", "golden_v1_b.rcs", golden_replay_v1, golden_replay})
         total += std::filesystem::file_size(data_dir / name);
     for (const auto &e : std::filesystem::directory_iterator(data_dir / "corrupt")) total += e.file_size();
     WARN("the snapshot corpus holds " << total << " bytes");
@@ -227,16 +241,21 @@ TEST_CASE("golden snapshot files still read back to the same worlds", "[snapshot
     }
 }
 
-TEST_CASE("the golden replay still reads, checks and verifies", "[snapshot][corpus]") {
+TEST_CASE("the golden replays of both formats still read, check and verify", "[snapshot][corpus]") {
+    const std::uint16_t version = GENERATE(std::uint16_t{1}, replay_file_version);
+    CAPTURE(version);
     temp_dir dir;
     const auto rec = game::record(dir / "again.rcr", golden_schema(), golden_replay_settings(), 12, 0, replay_frames);
-    auto r = replay_reader::open(data_dir / "golden_v1.rcr");
+    auto r = replay_reader::open(data_dir / (version == 1 ? golden_replay_v1 : golden_replay));
     REQUIRE(r.ok());
+    CHECK(r->format_version() == version);
     CHECK(r->complete());
     CHECK(r->schema() == golden_schema());
     CHECK(r->start_frame() == 0);
     REQUIRE(r->frame_count() == replay_frames);
-    CHECK(r->settings().metadata == golden_replay_settings().metadata);
+    CHECK(r->settings().metadata == golden_replay_settings(version).metadata);
+    // Format 1 knows one codec; format 2 writes full keyframes in byte planes.
+    CHECK(r->keyframes()[0].codec == (version == 1 ? keyframe_codec::zstd : keyframe_codec::planes));
     CHECK(r->settings().keyframe_interval == 16);
     for (frame_t f = 0; f < replay_frames; ++f) {
         CAPTURE(f);

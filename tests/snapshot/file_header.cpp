@@ -159,6 +159,29 @@ TEST_CASE("file header: damage is refused with its code, at its byte", "[snapsho
     }
 }
 
+TEST_CASE("file header: a replay reads formats 1 and 2 and refuses the versions around them",
+          "[snapshot][file_header][hostile]") {
+    for (const int version : {0, 1, 2, 3}) {
+        const auto v = static_cast<std::uint16_t>(version);
+        CAPTURE(v);
+        sample s{replay_format};
+        put<std::uint16_t>(s.bytes, 4, v);
+        s.reseal();
+        const error e = s.read(s.bytes);
+        if (v == 1 || v == replay_file_version) {
+            CHECK(e.code == errc::ok);
+        } else {
+            CHECK(e.code == errc::bad_version);
+            CHECK_THAT(e.message(), Contains("this build reads 1 to 2"));
+        }
+    }
+    // The snapshot format reads its one version only.
+    sample s{snapshot_format};
+    put<std::uint16_t>(s.bytes, 4, static_cast<std::uint16_t>(snapshot_file_version - 1u));
+    s.reseal();
+    CHECK(s.read(s.bytes).code == errc::bad_version);
+}
+
 TEST_CASE("file header: the extra block is covered and bounded", "[snapshot][file_header][hostile]") {
     sample s{replay_format};
     auto h = read_file_header(s.bytes, replay_format, "f");
@@ -189,12 +212,14 @@ TEST_CASE("file header: one format is not the other", "[snapshot][file_header]")
 // (tests/snapshot/corpus.cpp checks that refusal), so it cannot reproduce their headers.
 #if !RETCON_ENTITY_64
 TEST_CASE("file header: the golden files' headers are reproduced byte for byte", "[snapshot][file_header][corpus]") {
-    for (const char *name : {"golden_v1.rcs", "golden_v1.rcr"}) {
+    for (const char *name : {"golden_v1.rcs", "golden_v1.rcr", "golden_v2.rcr"}) {
         CAPTURE(name);
         const auto file = read_bytes(data_dir / name);
-        const file_format &f = std::string(name).ends_with(".rcr") ? replay_format : snapshot_format;
+        file_format f = std::string(name).ends_with(".rcr") ? replay_format : snapshot_format;
         auto h = read_file_header(file, f, name);
         REQUIRE(h.ok());
+        CHECK(h->version == (std::string(name) == "golden_v1.rcr" ? 1 : f.version));
+        f.version = h->version; // the previous replay format's header is written the same way
         const std::uint32_t extra = f.has_metadata ? get<std::uint32_t>(file, 28) : 0u; // replays: metadata size
         auto blocks = read_header_blocks(file, *h, extra, f, name);
         REQUIRE(blocks.ok());

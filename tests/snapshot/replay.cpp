@@ -105,10 +105,13 @@ TEST_CASE("a replay round-trips: settings, metadata, inputs, flags and hashes", 
 
 TEST_CASE("replay keyframes: a full one every M, deltas between, each decoding to the recorded state",
           "[snapshot][replay]") {
+    const keyframe_codec codec = GENERATE(keyframe_codec::zstd, keyframe_codec::planes);
+    CAPTURE(static_cast<int>(codec));
     temp_dir dir;
     const auto path = dir / "k.rcr";
     const schema s = standard_schema();
-    const auto settings = small_settings();
+    auto settings = small_settings();
+    settings.keyframe_codec = codec;
     const auto rec = game::record(path, s, settings, 2, 0, 95);
     auto r = replay_reader::open(path);
     REQUIRE(r.ok());
@@ -118,7 +121,10 @@ TEST_CASE("replay keyframes: a full one every M, deltas between, each decoding t
     for (std::size_t i = 0; i < ks.size(); ++i) {
         CAPTURE(i);
         CHECK(ks[i].frame == i * settings.keyframe_interval);
-        CHECK(ks[i].full == (i % settings.full_keyframe_every == 0));
+        // With byte planes a full keyframe also stands where a delta is due if it is smaller.
+        if (codec == keyframe_codec::zstd || i % settings.full_keyframe_every == 0)
+            CHECK(ks[i].full == (i % settings.full_keyframe_every == 0));
+        CHECK(ks[i].codec == (ks[i].full ? codec : keyframe_codec::zstd));
         CHECK(ks[i].stored_bytes > 0);
         REQUIRE(r->keyframe_image(i, img).ok());
         CHECK(img.size() == ks[i].image_bytes);
@@ -162,6 +168,55 @@ TEST_CASE("restore_keyframe seeks to the latest keyframe at or before a frame", 
     CHECK(r->restore_keyframe(w, 49).code() == errc::not_found);
     world other{grouped_schema()};
     CHECK(r->restore_keyframe(other, 60).code() == errc::schema_mismatch);
+}
+
+TEST_CASE("keyframe_at_or_before is the seek index: the latest keyframe at or before each frame",
+          "[snapshot][replay]") {
+    temp_dir dir;
+    const schema s = standard_schema();
+    for (const bool finish : {true, false}) {
+        CAPTURE(finish);
+        const auto path = dir / (finish ? "index.rcr" : "cut.rcr");
+        (void)game::record(path, s, small_settings(), 3, 50, 73, finish);
+        auto r = replay_reader::open(path);
+        REQUIRE(r.ok());
+        const auto ks = r->keyframes();
+        REQUIRE(!ks.empty());
+        for (frame_t f = 0; f < 200; ++f) {
+            CAPTURE(f);
+            std::size_t linear = ks.size(); // what every caller used to search for
+            for (std::size_t i = 0; i < ks.size() && ks[i].frame <= f; ++i) linear = i;
+            CHECK(r->keyframe_at_or_before(f) == linear);
+        }
+        CHECK(r->keyframe_at_or_before(max_frame) == ks.size() - 1);
+    }
+}
+
+TEST_CASE("a keyframe codec byte the format does not define is corruption", "[snapshot][replay][hostile]") {
+    temp_dir dir;
+    const auto path = dir / "codec.rcr";
+    const schema s = standard_schema();
+    (void)game::record(path, s, small_settings(), 3, 0, 25);
+    const auto good = read_bytes(path);
+    auto r = replay_reader::parse(good, "codec.rcr");
+    REQUIRE(r.ok());
+    const auto ks = r->keyframes();
+    REQUIRE(ks.size() == 3);
+    REQUIRE(!ks[1].full); // keyframe 1 is due as a delta
+    const auto forged = [&](std::size_t at, std::uint8_t codec) {
+        auto b = good;
+        b[at + 5] = std::byte{codec};
+        put<std::uint32_t>(b, at + 28, static_cast<std::uint32_t>(xxh3(std::span<const std::byte>(b).subspan(at, 28))));
+        return replay_reader::parse(b, "forged.rcr");
+    };
+    const auto full = static_cast<std::size_t>(ks[0].offset), delta = static_cast<std::size_t>(ks[1].offset);
+    auto unknown = forged(full, 2);
+    CHECK(unknown.code() == errc::corrupt);
+    CHECK_THAT(unknown.message(), Contains("keyframe codec 2"));
+    // Byte planes are defined for full keyframes only.
+    CHECK(forged(delta, 1).code() == errc::corrupt);
+    // Every other chunk keeps the byte at 0.
+    CHECK(forged(static_cast<std::size_t>(ks[0].offset + 40 + ks[0].stored_bytes), 1).code() == errc::corrupt);
 }
 
 TEST_CASE("verify re-simulates a replay and names the first mismatching frame and pool", "[snapshot][replay]") {
@@ -553,6 +608,8 @@ keyframe_sizes measure_moving_world(const std::filesystem::path &path, int churn
     settings.input_size = 4;
     settings.keyframe_interval = 60;
     settings.full_keyframe_every = 10;
+    // XOR delta against plain zstd (with byte planes a full keyframe may replace a larger delta).
+    settings.keyframe_codec = keyframe_codec::zstd;
     auto writer = replay_writer::create(path, w, 0, settings);
     REQUIRE(writer.ok());
     frame_inputs_buffer in{1, 4};

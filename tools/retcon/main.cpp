@@ -80,8 +80,10 @@ retcon::result<loaded> load_world_image(const std::string &path, std::optional<s
         if (!r) return r.err();
         if (!r->complete()) notes.push_back(incomplete_note(path, *r));
         const std::uint64_t want = frame.value_or(r->start_frame());
-        std::size_t best = 0;
-        for (std::size_t i = 0; i < r->keyframes().size() && r->keyframes()[i].frame <= want; ++i) best = i;
+        // The seek index the replay viewer uses too; a frame before the start shows the first keyframe.
+        const auto at = want > retcon::max_frame ? retcon::max_frame : static_cast<retcon::frame_t>(want);
+        std::size_t best = r->keyframe_at_or_before(at);
+        if (best == r->keyframes().size()) best = 0;
         loaded out{r->schema(), {}};
         if (auto k = r->keyframe_image(best, out.image); !k) return k.err();
         if (r->keyframes()[best].frame != want)

@@ -28,8 +28,16 @@ class replay_encoder;
 
 /// @brief "RCRP" read as a little-endian u32: a replay file.
 inline constexpr std::uint32_t replay_file_magic = 0x50524352u;
-/// @brief Current replay file format version.
-inline constexpr std::uint16_t replay_file_version = 1;
+/// @brief Current replay file format version: 2 adds the keyframe codec byte (docs/file-format.md,
+/// "Keyframe codecs"). Readers also read version 1.
+inline constexpr std::uint16_t replay_file_version = 2;
+
+/// @brief How a replay's keyframes are compressed (docs/file-format.md, "Keyframe codecs"). Each
+/// keyframe chunk names its own, so a reader needs no setting to read it.
+enum class keyframe_codec : std::uint8_t {
+    zstd = 0,   ///< zstd of the image (or of the XOR delta): format 1's only codec
+    planes = 1, ///< the fixed-width sections transposed into byte planes, then zstd
+};
 
 /// @brief How a replay is laid out; fixed when it is created.
 struct replay_settings {
@@ -40,6 +48,9 @@ struct replay_settings {
     std::uint32_t full_keyframe_every = 10; ///< every Mth keyframe is full; the others are deltas
     std::uint32_t frames_per_chunk = 60;    ///< frames buffered before a chunk is written
     int level = 3;                          ///< zstd level
+    /// @brief How keyframes are compressed. Not a header field: each keyframe chunk names its
+    /// codec, and a reader reports the default here.
+    retcon::keyframe_codec keyframe_codec = retcon::keyframe_codec::planes;
     /// @brief Free-form key/value metadata (game name, version, player names...).
     std::vector<std::pair<std::string, std::string>> metadata{};
     /// @brief Not part of the file: the thread that compresses and writes the writer's chunks
@@ -56,8 +67,10 @@ struct replay_settings {
  * then each player's input) plus the hash of the world after that frame; frames are flushed in chunks. Every `keyframe_interval` frames a
  * keyframe is written: a full image every `full_keyframe_every` keyframes, otherwise the XOR
  * against the previous keyframe aligned section by section (a changed pool size does not
- * misalign the others), zstd-compressed. `finish` writes a seek index and a trailer. A writer
- * killed mid-way leaves a file readable up to its last complete chunk.
+ * misalign the others), zstd-compressed. With `keyframe_codec::planes` (the default) a full
+ * image is stored in byte planes, and also where a delta is due if it compresses smaller.
+ * `finish` writes a seek index and a trailer. A writer killed mid-way leaves a file readable up
+ * to its last complete chunk.
  *
  * With `replay_settings::encoder` the chunks are compressed and written by the encoder's thread,
  * in the order the writer hands them off (the same bytes): `create`, `add_frame` and the
@@ -105,11 +118,12 @@ private:
 
 /// @brief One keyframe listed by a replay reader.
 struct replay_keyframe {
-    frame_t frame = 0;              ///< the state at the start of this frame
-    bool full = false;              ///< full image (else a delta against the previous keyframe)
-    std::uint64_t offset = 0;       ///< file offset of its chunk
-    std::uint32_t stored_bytes = 0; ///< compressed size
-    std::uint32_t image_bytes = 0;  ///< uncompressed image size
+    frame_t frame = 0;                           ///< the state at the start of this frame
+    bool full = false;                           ///< full image (else a delta against the previous keyframe)
+    std::uint64_t offset = 0;                    ///< file offset of its chunk
+    std::uint32_t stored_bytes = 0;              ///< compressed size
+    std::uint32_t image_bytes = 0;               ///< uncompressed image size
+    keyframe_codec codec = keyframe_codec::zstd; ///< how it is compressed
 };
 
 /**
@@ -155,6 +169,8 @@ public:
     [[nodiscard]] std::uint64_t file_bytes() const noexcept;
     /// @brief The name used in messages: the path given to `open`, or `parse`'s @p name.
     [[nodiscard]] const std::string &name() const noexcept;
+    /// @brief The file's format version (1 or `replay_file_version`).
+    [[nodiscard]] std::uint16_t format_version() const noexcept;
 
     /// @brief The confirmed inputs of @p frame, exactly as recorded (valid while the reader
     /// lives). A frame outside [start_frame, end_frame) is misuse.
@@ -165,6 +181,13 @@ public:
 
     /// @brief Keyframes, in frame order.
     [[nodiscard]] std::span<const replay_keyframe> keyframes() const noexcept;
+    /**
+     * @brief The seek index: the position in `keyframes()` of the latest keyframe at or before
+     * @p frame, or `keyframes().size()` if there is none (a frame before the start). Keyframe j is
+     * at start + j·K, so this is a division, not a search. Everything that seeks (restore_keyframe,
+     * `retcon dump --frame`, the replay viewer) goes through it.
+     */
+    [[nodiscard]] std::size_t keyframe_at_or_before(frame_t frame) const noexcept;
     /// @brief Decodes keyframe @p index (resolving deltas) into @p out.
     result<void> keyframe_image(std::size_t index, world_image &out) const;
     /// @brief Restores the latest keyframe at or before @p frame into @p w; returns its frame.
