@@ -548,8 +548,8 @@ namespace {
 /// What a simulation-semantics number stands for, for messages (history: schema.hpp).
 std::string describe_semantics(std::uint16_t semantics) {
     switch (semantics) {
-    case 1: return "retcon's iteration order before forward blocks of 256";
-    case 2: return "forward blocks of 256, views aligning their pools";
+    case 1: return "retcon's iteration order before forward blocks of 4096";
+    case 2: return "forward blocks of 4096, views aligning their pools";
     default: return semantics > simulation_semantics ? "newer than this build" : "not a number retcon ever used";
     }
 }

@@ -1371,8 +1371,8 @@ TEST_CASE("capi misuse: corrupt and truncated snapshot files leave the world unc
     const std::string golden = (std::filesystem::path{RETCON_TEST_DATA_DIR} / "golden_v1.rcs").string();
 #if RETCON_ENTITY_64 // the golden file has 32-bit handles: refused by the layout its schema block records
     REQUIRE_FAILS(rc_snapshot_file_check(golden.c_str()), RC_ERR_CORRUPT, rc_last_error(), "entity layout 20+12");
-    REQUIRE_FAILS(rc_snapshot_file_load(f.world, golden.c_str(), &frame), RC_ERR_CORRUPT,
-                  rc_world_last_error(f.world), "entity layout 20+12");
+    REQUIRE_FAILS(rc_snapshot_file_load(f.world, golden.c_str(), &frame), RC_ERR_CORRUPT, rc_world_last_error(f.world),
+                  "entity layout 20+12");
 #else
     REQUIRE_OK(rc_snapshot_file_check(golden.c_str()), rc_last_error());
     REQUIRE_FAILS(rc_snapshot_file_load(f.world, golden.c_str(), &frame), RC_ERR_SCHEMA_MISMATCH,

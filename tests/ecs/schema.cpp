@@ -372,7 +372,7 @@ TEST_CASE("format 1 reads as simulation semantics 1 and keeps its bytes and hash
         REQUIRE_FALSE(refused);
         CHECK(refused.code() == errc::bad_version);
         CHECK(refused.message() ==
-              "recorded with simulation semantics 1 (retcon's iteration order before forward blocks of 256); this "
+              "recorded with simulation semantics 1 (retcon's iteration order before forward blocks of 4096); this "
               "build simulates with semantics " +
                   std::to_string(simulation_semantics) +
                   ", so it cannot be re-simulated: verify it with a semantics-1 build or record it again");

@@ -20,9 +20,11 @@ using namespace retcon::test;
 
 namespace {
 
-// The expected sequences below are simulation semantics: changing the block size changes them.
+// The expected sequences below are simulation semantics: changing the block size changes them,
+// and must bump retcon::simulation_semantics (docs/determinism.md, "Simulation semantics").
 constexpr std::uint32_t block = 4096;
 static_assert(internal::walk_block == block);
+static_assert(simulation_semantics == 2, "the order these tests pin down is simulation semantics 2");
 
 /// The order the rule in docs/ecs.md ("Order") gives for n positions when nothing is removed,
 /// written out independently of internal::walk_blocks: blocks of `block` from position 0, highest

@@ -300,7 +300,7 @@ TEST_CASE("every file in the corrupt corpus is rejected with its named error", "
 TEST_CASE("files of simulation semantics 1 still read, and are refused by name for simulation",
           "[snapshot][corpus][semantics]") {
     const std::string refusal = "recorded with simulation semantics 1 (retcon's iteration order before forward "
-                                "blocks of 256); this build simulates with semantics " +
+                                "blocks of 4096); this build simulates with semantics " +
                                 std::to_string(simulation_semantics) +
                                 ", so it cannot be re-simulated: verify it with a semantics-1 build or record it "
                                 "again";

@@ -29,7 +29,7 @@ namespace retcon {
  * History:
  * - 1: views, groups and range-for walk backward, in blocks of 64 positions (schema format 1,
  *   which had no field for the number).
- * - 2: forward blocks of 256 positions, and views of a mutable world align their pools to the
+ * - 2: forward blocks of 4096 positions, and views of a mutable world align their pools to the
  *   lead pool before walking them.
  */
 inline constexpr std::uint16_t simulation_semantics = 2;
