@@ -1426,7 +1426,7 @@ TEST_CASE("capi misuse: files of another simulation semantics are refused by nam
     fixture f;
     const std::filesystem::path data{RETCON_TEST_DATA_DIR};
     const std::string named = "recorded with simulation semantics 1 (retcon's iteration order before forward blocks "
-                              "of 256); this build simulates with semantics";
+                              "of 4096); this build simulates with semantics";
     const world_state before = fixture::state_of(f.world);
     rc_frame frame = 77;
     const std::string snapshot = (data / "golden_semantics1.rcs").string();
