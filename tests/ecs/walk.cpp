@@ -209,7 +209,9 @@ TEST_CASE("walk: destroying or stripping the visited entity in any layout visits
           "[view][walk][random]") {
     const bool grouped = GENERATE(false, true);
     const auto kind = GENERATE(layout::lined_up, layout::subset, layout::shuffled, layout::two_sided);
-    const std::uint32_t n = GENERATE(2u * block - 1u, 2u * block, 2u * block + 1u, 4u * block - 24u);
+    // One upward block with one position to spare, and several blocks ending in a partial one
+    // (the exact orders at every block edge are pinned by the visit-order test above).
+    const std::uint32_t n = GENERATE(2u * block + 1u, 4u * block - 24u);
     const int percent = GENERATE(30, 100); // (no mutation at all: the agreement test below)
     const int action = GENERATE(0, 1, 2);  // destroy, remove position, remove velocity (if any)
     const bool range_for = GENERATE(false, true);
@@ -218,11 +220,15 @@ TEST_CASE("walk: destroying or stripping the visited entity in any layout visits
     world w = make_layout(grouped ? grouped_schema() : standard_schema(), kind, n, n + 1u);
 
     auto run = [&](const auto &view, const std::set<entity> &expected) {
-        std::map<entity, int> visits;
+        // Counted, then checked once: one Catch assertion per visit would be most of the cost.
+        std::vector<int> visits(w.entity_table().size()); // by entity index
+        std::size_t wrong_payload = 0;
         auto act = [&](entity x, const position &p) {
-            REQUIRE(w.valid(x));
-            REQUIRE(p.x == float(to_index(x))); // the payload belongs to the visited entity
-            ++visits[x];
+            if (!w.valid(x) || p.x != float(to_index(x))) { // the payload belongs to the visited entity
+                ++wrong_payload;
+                return;
+            }
+            ++visits[to_index(x)];
             if (static_cast<int>(rng() % 100u) >= percent) return;
             if (action == 0) w.destroy(x);
             else if (action == 1)
@@ -235,11 +241,18 @@ TEST_CASE("walk: destroying or stripping the visited entity in any layout visits
         } else {
             view.each([&](entity x, const position &p, auto &...) { act(x, p); });
         }
-        CHECK(visits.size() == expected.size());
-        for (const auto &[x, count] : visits) {
-            CHECK(count == 1);
-            CHECK(expected.count(x) == 1);
+        CHECK(wrong_payload == 0);
+        std::size_t missed = 0, twice = 0, unexpected = 0;
+        for (const entity x : expected) missed += visits[to_index(x)] == 0 ? 1u : 0u;
+        std::size_t visited = 0;
+        for (std::size_t i = 0; i < visits.size(); ++i) {
+            visited += visits[i] != 0 ? 1u : 0u;
+            twice += visits[i] > 1 ? 1u : 0u;
         }
+        unexpected = visited + missed - expected.size(); // visited entities outside the expected set
+        CHECK(missed == 0);
+        CHECK(twice == 0);
+        CHECK(unexpected == 0);
         CHECK(group_invariants(w).empty());
     };
     run(w.view<position, velocity>(), matches<position, velocity>(w));
