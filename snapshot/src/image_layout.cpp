@@ -23,12 +23,6 @@ const char *section_name(section_kind kind) noexcept {
     return "section";
 }
 
-std::uint32_t load_u32(const std::byte *p) noexcept {
-    std::uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
 } // namespace
 
 result<void> read_header(std::span<const std::byte> image, bool check_pools, std::size_t expected_pools,
@@ -90,26 +84,10 @@ error sections_end_early(std::uint64_t end, std::uint64_t total) {
 
 bool section_regions(std::span<const std::byte> image, std::vector<region> &out) {
     out.clear();
-    if (image.size() < header_bytes) return false;
-    image_header h;
-    std::memcpy(&h, image.data(), sizeof h);
-    if (h.pool_count > max_pools) return false;
-    if (image.size() < header_bytes + padded(8u * std::uint64_t{h.pool_count})) return false;
-    const std::byte *table = image.data() + header_bytes;
-    const auto shape = [&](std::uint64_t i) {
-        return pool_shape{load_u32(table + 4u * i), load_u32(table + 4u * (h.pool_count + i))};
-    };
-    std::uint64_t offset = 0;
-    const bool fits = for_each_section(counts_of(h), shape, [&](const section &s) {
-        if (s.kind == section_kind::pool_owners) {
-            const pool_shape p = shape(s.pool);
-            if (p.count > max_entity_slots || p.element_size > max_element_size) return false;
-        }
+    return walk_sections(image, image.size(), [&out](const section &s, std::uint64_t offset, const auto &) {
         out.push_back(region{static_cast<std::size_t>(offset), static_cast<std::size_t>(padded(s.bytes))});
-        offset += padded(s.bytes);
         return true;
     });
-    return fits && offset == image.size();
 }
 
 std::vector<std::uint32_t> element_sizes_of(const schema &s) {

@@ -10,7 +10,8 @@
 //   - readers walk untrusted bytes with `walk_image`, which checks the header and every bound
 //     before it hands out a section, and allocates nothing (restore, validate_image and
 //     hash(image) use it directly);
-//   - the keyframe delta pairs the sections of two images with `section_regions`.
+//   - the keyframe delta pairs the sections of two images with `section_regions`, and the
+//     byte-plane keyframe codec finds its strips with `walk_sections`, which both build on.
 // `parse_image` and `image_view` (<retcon/snapshot/image.hpp>) are this owner's public face: every
 // section at once, for callers outside snapshot/src and for diff and inspect. They are defined in
 // image_layout.cpp.
@@ -254,6 +255,44 @@ result<void> parse_into(std::span<const std::byte> image, const Expected &expect
         case section_kind::resources: out.resources = b; break;
         }
     });
+}
+
+/// @brief The 32-bit word at @p p, in the image's byte order (the host's; docs/file-format.md).
+[[nodiscard]] inline std::uint32_t load_u32(const std::byte *p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/**
+ * @brief Walks the sections @p image's own header and pool table describe, in layout order,
+ * calling `visit(section, offset, shape)` with each section's byte offset and `shape(i)`, pool
+ * i's shape read from the table. Checks the layout only, not the header's identity fields or
+ * declared total: false unless the pool count, every pool's count and element size are within
+ * the limits, every `visit` returned true and the padded sections add up to exactly @p total.
+ */
+template<class Visit>
+bool walk_sections(std::span<const std::byte> image, std::uint64_t total, Visit &&visit) {
+    if (image.size() < header_bytes) return false;
+    image_header h;
+    std::memcpy(&h, image.data(), sizeof h);
+    if (h.pool_count > max_pools) return false;
+    if (image.size() < header_bytes + padded(8u * std::uint64_t{h.pool_count})) return false;
+    const std::byte *table = image.data() + header_bytes;
+    const auto shape = [&](std::uint64_t i) {
+        return pool_shape{load_u32(table + 4u * i), load_u32(table + 4u * (h.pool_count + i))};
+    };
+    std::uint64_t offset = 0;
+    const bool fits = for_each_section(counts_of(h), shape, [&](const section &s) {
+        if (s.kind == section_kind::pool_owners) {
+            const pool_shape p = shape(s.pool);
+            if (p.count > max_entity_slots || p.element_size > max_element_size) return false;
+        }
+        if (!visit(s, offset, shape)) return false;
+        offset += padded(s.bytes);
+        return offset <= total; // counts and sizes within the limits never wrap 64 bits
+    });
+    return fits && offset == total;
 }
 
 /// @brief One section's place in an image: byte offset and padded length.

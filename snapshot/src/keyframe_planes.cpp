@@ -9,11 +9,7 @@
 namespace retcon::internal {
 
 namespace {
-std::uint32_t load_u32(const std::byte *p) noexcept {
-    std::uint32_t v = 0;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
+using image_layout::load_u32;
 
 /// Byte b of element i goes to plane b: to[b·n + i] = in[i·w + b].
 void transpose(const std::byte *in, std::byte *to, std::size_t n, std::size_t w) noexcept {
@@ -40,21 +36,7 @@ bool keyframe_planes::strips_of(std::span<const std::byte> image, std::size_t to
     using namespace image_layout;
     strips_.clear();
     table_ = strip{};
-    if (image.size() < header_bytes) return false;
-    image_header h;
-    std::memcpy(&h, image.data(), sizeof h);
-    if (h.pool_count > max_pools) return false;
-    if (image.size() < header_bytes + padded(8u * std::uint64_t{h.pool_count})) return false;
-    const std::byte *table = image.data() + header_bytes;
-    const auto shape = [&](std::uint64_t i) {
-        return pool_shape{load_u32(table + 4u * i), load_u32(table + 4u * (h.pool_count + i))};
-    };
-    std::uint64_t offset = 0;
-    const bool fits = for_each_section(counts_of(h), shape, [&](const section &s) {
-        if (s.kind == section_kind::pool_owners) {
-            const pool_shape p = shape(s.pool);
-            if (p.count > max_entity_slots || p.element_size > max_element_size) return false;
-        }
+    return walk_sections(image, total, [this](const section &s, std::uint64_t offset, const auto &shape) {
         strip st{static_cast<std::size_t>(offset), 0, 4, form::planes, s.pool};
         switch (s.kind) {
         case section_kind::entity_table:
@@ -72,10 +54,8 @@ bool keyframe_planes::strips_of(std::span<const std::byte> image, std::size_t to
             strips_.push_back(st);
             if (s.kind == section_kind::entity_table) table_ = st;
         }
-        offset += padded(s.bytes);
-        return offset <= total;
+        return true;
     });
-    return fits && offset == total;
 }
 
 bool keyframe_planes::encode(std::span<const std::byte> image, zstd_codec &codec, std::vector<std::byte> &out) {

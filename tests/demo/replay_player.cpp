@@ -46,6 +46,29 @@ struct from_the_start {
     }
 };
 
+/// The worlds at the start of frames @p targets by one walk from the start that uses neither the
+/// player nor any keyframe after the first: what a seek must land on.
+struct truth_images {
+    std::vector<frame_t> frames; // sorted, no repeats
+    std::vector<std::vector<std::byte>> images;
+    truth_images(replay_reader reader, const std::vector<frame_t> &targets) : frames{targets} {
+        std::sort(frames.begin(), frames.end());
+        frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
+        from_the_start truth{std::move(reader)};
+        for (const frame_t f : frames) {
+            (void)truth.at(f);
+            const world_image img = save(truth.w, 0);
+            images.emplace_back(img.bytes().begin(), img.bytes().end());
+        }
+    }
+    /// True if @p w is, byte for byte, the world at the start of frame @p f (one of the targets).
+    [[nodiscard]] bool matches(frame_t f, const world &w) const {
+        const auto at = static_cast<std::size_t>(std::lower_bound(frames.begin(), frames.end(), f) - frames.begin());
+        const world_image got = save(w, 0);
+        return std::equal(got.bytes().begin(), got.bytes().end(), images.at(at).begin(), images.at(at).end());
+    }
+};
+
 /// The frame of the latest keyframe at or before @p f.
 frame_t keyframe_before(const replay_player &p, frame_t f) {
     frame_t k = p.keyframes().front();
@@ -104,26 +127,13 @@ TEST_CASE("seeks to seeded random frames, in any order, land on the world a re-s
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         targets.push_back(st.start + static_cast<frame_t>((seed >> 33) % (st.end - st.start + 1u)));
     }
-    // The truth: the world at the start of each target frame, by one walk from the start that
-    // does not use the player, nor any keyframe after the first.
-    std::vector<frame_t> ordered = targets;
-    std::sort(ordered.begin(), ordered.end());
-    ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
-    from_the_start truth{std::move(*reader)};
-    std::vector<std::vector<std::byte>> images;
-    for (const frame_t f : ordered) {
-        (void)truth.at(f);
-        const world_image img = save(truth.w, 0);
-        images.emplace_back(img.bytes().begin(), img.bytes().end());
-    }
+    const truth_images truth{std::move(*reader), targets};
     // The player seeks in the seeded (unsorted) order, back and forth.
     for (const frame_t f : targets) {
         INFO("frame " << f);
         REQUIRE(p->seek(f).ok());
         CHECK(p->frame() == f);
-        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
-        const world_image got = save(p->current(), 0);
-        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+        CHECK(truth.matches(f, p->current()));
     }
     CHECK(p->status().mismatched == 0);
 }
@@ -172,32 +182,19 @@ TEST_CASE("seeks that start from checkpoints of played frames land on the world 
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         targets.push_back(static_cast<frame_t>((seed >> 33) % 1501u));
     }
-    std::vector<frame_t> ordered = targets;
-    std::sort(ordered.begin(), ordered.end());
-    ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
-    from_the_start truth{std::move(*reader)};
-    std::vector<std::vector<std::byte>> images;
-    for (const frame_t f : ordered) {
-        (void)truth.at(f);
-        const world_image img = save(truth.w, 0);
-        images.emplace_back(img.bytes().begin(), img.bytes().end());
-    }
+    const truth_images truth{std::move(*reader), targets};
     for (const frame_t f : targets) {
         INFO("frame " << f);
         REQUIRE(p.seek(f).ok());
         CHECK(p.frame() == f);
-        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
-        const world_image got = save(p.current(), 0);
-        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+        CHECK(truth.matches(f, p.current()));
     }
     // Without checkpoints the same seeks land on the same worlds from the file's keyframes.
     p.drop_checkpoints();
     CHECK(p.checkpoint_bytes() == 0);
     for (const frame_t f : {719u, 1319u, 121u}) {
         REQUIRE(p.seek(f).ok());
-        const auto at = static_cast<std::size_t>(std::lower_bound(ordered.begin(), ordered.end(), f) - ordered.begin());
-        const world_image got = save(p.current(), 0);
-        CHECK(std::equal(got.bytes().begin(), got.bytes().end(), images[at].begin(), images[at].end()));
+        CHECK(truth.matches(f, p.current()));
     }
 }
 
