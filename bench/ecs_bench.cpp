@@ -369,8 +369,8 @@ void baseline_view3(benchmark::State &state) {
     set_items(state, n);
 }
 
-void plain_loop(benchmark::State &state) {
-    const auto n = n_of(state);
+// The plain forward loop over n elements (also the baseline of the layouts, ecs_layouts.hpp).
+void plain_loop_over(benchmark::State &state, std::uint32_t n) {
     std::vector<vec2> pos(n), vel(n);
     for (std::uint32_t i = 0; i < n; ++i) {
         pos[i] = {fval(i), 0.f};
@@ -389,6 +389,8 @@ void plain_loop(benchmark::State &state) {
     }
     set_items(state, n);
 }
+
+void plain_loop(benchmark::State &state) { plain_loop_over(state, n_of(state)); }
 
 // One vector, p += 1: the floor of view1.
 void plain_view1_loop(benchmark::State &state) {

@@ -139,26 +139,7 @@ inline void retcon_first_pass(benchmark::State &state) {
 }
 
 /// @brief The plain forward loop over as many elements as the layout's view visits.
-inline void plain_layout(benchmark::State &state, layout l) {
-    const std::uint32_t m = build(l, n_of(state)).visits;
-    std::vector<vec2> pos(m), vel(m);
-    for (std::uint32_t i = 0; i < m; ++i) {
-        pos[i] = {fval(i), 0.f};
-        vel[i] = {1.f, fval(i)};
-    }
-    for (auto _ : state) {
-        vec2 *p = pos.data();
-        const vec2 *v = vel.data();
-        benchmark::DoNotOptimize(p);
-        benchmark::DoNotOptimize(v);
-        for (std::uint32_t i = 0; i < m; ++i) {
-            p[i].x += v[i].x;
-            p[i].y += v[i].y;
-        }
-        benchmark::ClobberMemory();
-    }
-    set_items(state, m);
-}
+inline void plain_layout(benchmark::State &state, layout l) { plain_loop_over(state, build(l, n_of(state)).visits); }
 
 template<class Add>
 void register_layouts(Add add) {
