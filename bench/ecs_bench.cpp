@@ -645,6 +645,19 @@ void register_all() {
     reg("mixed_query/naive", mixed_query_only<naive_ecs, std::uint32_t>, mixed_sizes);
     reg("mixed_query/minimal", mixed_query_only<minimal_ecs, std::uint32_t>, mixed_sizes);
     layouts::register_layouts(add_stats);
+    // Past a million entities: only with 64-bit handles (RETCON_ENTITY_64, docs/config.md).
+    if constexpr (retcon::entity_traits::index_bits > 20) {
+        constexpr std::int64_t large[] = {2'000'000, 4'000'000};
+        for (const auto n : large) {
+            add_stats(benchmark::RegisterBenchmark("create/retcon/types:32", retcon_create<32>), n);
+            add_stats(benchmark::RegisterBenchmark("destroy/retcon/types:32", retcon_destroy<32>), n);
+            add_stats(benchmark::RegisterBenchmark("view2/retcon/types:32", retcon_view2<32>), n);
+            add_stats(benchmark::RegisterBenchmark("group/retcon/types:32", retcon_group<32>), n);
+            add_stats(benchmark::RegisterBenchmark("view2/plain", plain_loop), n);
+            add_stats(benchmark::RegisterBenchmark("create/minimal", baseline_create<minimal_ecs>), n);
+            add_stats(benchmark::RegisterBenchmark("destroy/minimal", baseline_destroy<minimal_ecs>), n);
+        }
+    }
 }
 
 } // namespace bench
