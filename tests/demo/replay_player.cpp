@@ -143,28 +143,7 @@ TEST_CASE("seeks that start from checkpoints of played frames land on the world 
     // Keyframes every 600 frames, five checkpoints between two of them.
     test::temp_dir dir;
     const auto path = dir / "sparse.rcr";
-    {
-        world w{make_schema()};
-        world_options wo;
-        wo.seed = 9;
-        wo.dust = 300;
-        init_world(w, wo);
-        replay_settings rs;
-        rs.players = 2;
-        rs.input_size = sizeof(player_input);
-        rs.keyframe_interval = 600;
-        auto writer = replay_writer::create(path, w, 0, rs);
-        REQUIRE(writer.ok());
-        game g;
-        bot bots[2] = {bot{3}, bot{4}};
-        frame_inputs_buffer in{2, sizeof(player_input)};
-        for (frame_t f = 0; f < 1500; ++f) {
-            for (std::size_t s = 0; s < 2; ++s) in.set(s, bots[s].decide(w, static_cast<int>(s)));
-            g.step(w, in.view(f));
-            REQUIRE(writer->add_frame(in.view(f), w).ok());
-        }
-        REQUIRE(writer->finish().ok());
-    }
+    retcon::demo::testing::record_bot_match(path, 9, 3, 600);
     auto opened = replay_player::open(path);
     REQUIRE(opened.ok());
     replay_player &p = **opened;
